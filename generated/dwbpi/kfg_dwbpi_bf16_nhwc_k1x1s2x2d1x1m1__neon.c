@@ -45,26 +45,26 @@ static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
       }
     }
@@ -90,30 +90,30 @@ static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
       }
     }
@@ -141,34 +141,34 @@ static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
       }
     }
@@ -198,38 +198,38 @@ static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
       }
     }
@@ -252,14 +252,14 @@ static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
       }
     }
@@ -277,18 +277,18 @@ static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
       }
     }
@@ -308,22 +308,22 @@ static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
       }
     }
@@ -345,26 +345,26 @@ static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
       }
     }
@@ -388,30 +388,30 @@ static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
       }
     }
@@ -437,34 +437,34 @@ static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
       }
     }
@@ -492,38 +492,38 @@ static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
       }
     }
@@ -549,8 +549,8 @@ static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -566,9 +566,9 @@ static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -579,7 +579,7 @@ static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
 /* Output rows of phase 0: filter rows { 0 }. */
 static void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 4; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
@@ -587,7 +587,7 @@ static void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
+  const int64_t ty0 = iy + a->pad_top; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
@@ -600,17 +600,17 @@ static void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_pair00(r0, vm, (ia + PL - 0) / 2, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_CM(ia), d + ia * C,
-                      (ib + PL - 0) / 2, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_pair00(r0, vm, (ia + PL) / 2, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_CM(ia), d + ia * C,
+                      (ib + PL) / 2, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_CM(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_single00(r0, vm, (ix + PL - 0) / 2, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_single00(r0, vm, (ix + PL) / 2, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_CM(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
 #undef kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_CM
@@ -621,7 +621,7 @@ static void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
         for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
           /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-          const int64_t q0 = (x0 + k * 2 + PL - 0) / 2;
+          const int64_t q0 = (x0 + k * 2 + PL) / 2;
           uint16_t *o = d + (x0 + k * 2) * C;
           if (all && wb > 4) {
             switch (wb) {
@@ -656,11 +656,11 @@ static void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
         {
           kv_f s_0 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const uint16_t *g = r0 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r0 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -682,7 +682,7 @@ static void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
 /* Output rows of phase 1: filter rows {  }. */
 static void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_row1(const kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 4; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
@@ -743,11 +743,11 @@ void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon(const void *args, const kfi_par *p
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 34 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
-  x.x0[0] = ((0 - PL) % 2 + 2) % 2;
+  x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 0 - PL, hi = (OW - 1) * 2 + 0 - PL + 1;
+    const int64_t lo = -PL, hi = (OW - 1) * 2 - PL + 1;
     x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 1) / 2;
     x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 1) / 2;
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];

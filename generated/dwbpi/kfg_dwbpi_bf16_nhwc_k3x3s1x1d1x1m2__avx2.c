@@ -52,15 +52,15 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -68,7 +68,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -78,7 +78,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -90,17 +90,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -110,14 +110,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 1 */
       const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -125,7 +125,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -135,7 +135,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -147,17 +147,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -167,14 +167,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -182,7 +182,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -192,7 +192,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -204,17 +204,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -223,7 +223,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
   }
 }
@@ -244,15 +244,15 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -260,7 +260,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -270,7 +270,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -282,7 +282,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -294,17 +294,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -314,14 +314,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 1 */
       const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -329,7 +329,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -339,7 +339,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -351,7 +351,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -363,17 +363,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -383,14 +383,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -398,7 +398,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -408,7 +408,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -420,7 +420,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -432,17 +432,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -451,7 +451,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
   }
@@ -467,15 +467,15 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -483,7 +483,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -493,17 +493,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -513,14 +513,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -528,7 +528,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -538,17 +538,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -558,14 +558,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -573,7 +573,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -583,17 +583,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -602,7 +602,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
   }
 }
 
@@ -618,15 +618,15 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -634,7 +634,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -644,7 +644,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -656,17 +656,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -676,14 +676,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -691,7 +691,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -701,7 +701,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -713,17 +713,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -733,14 +733,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -748,7 +748,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -758,7 +758,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -770,17 +770,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -789,7 +789,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
   }
 }
@@ -808,15 +808,15 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -824,7 +824,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -834,7 +834,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -846,7 +846,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -858,17 +858,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -878,14 +878,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -893,7 +893,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -903,7 +903,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -915,7 +915,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -927,17 +927,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -947,14 +947,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -962,7 +962,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -972,7 +972,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -984,7 +984,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -996,17 +996,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1015,7 +1015,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
   }
@@ -1034,51 +1034,51 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const uint16_t *g = r0 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 0 * CM + c0 * 2 + 8), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 1 * CM + c0 * 2 + 8), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 2 * CM + c0 * 2 + 8), s_1);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const uint16_t *g = r1 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 3 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 4 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 5 * CM + c0 * 2 + 8), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const uint16_t *g = r2 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 6 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 7 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 8 * CM + c0 * 2 + 8), s_1);
       }
     }
@@ -1096,41 +1096,41 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 8);
+        const kv_f f = kv_ld(flt + c0 * 2 + 8);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 8), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 8);
+        const kv_f f = kv_ld(flt + CM + c0 * 2 + 8);
         if (ca & 2u) sa_1 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 8), f, sa_1);
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 8);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 8);
@@ -1138,9 +1138,9 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 8);
@@ -1148,21 +1148,21 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 8);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 8);
@@ -1170,9 +1170,9 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 8);
@@ -1180,14 +1180,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 8);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -1206,17 +1206,17 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_row0(const kfg_dwbpi_bf16_n
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
-  const int v0 = ty0 >= 0 && ty0 / 1 < OH;
-  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
+  const int64_t ty0 = iy + a->pad_top; /* oy */
+  const int v0 = ty0 >= 0 && ty0 < OH;
+  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
-  const int64_t ty1 = iy + a->pad_top - 1; /* oy * 1 */
-  const int v1 = ty1 >= 0 && ty1 / 1 < OH;
-  const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 / 1 : 0)) * OW * CM;
+  const int64_t ty1 = iy + a->pad_top - 1; /* oy */
+  const int v1 = ty1 >= 0 && ty1 < OH;
+  const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 : 0)) * OW * CM;
   vm |= v1 ? 2u : 0u;
-  const int64_t ty2 = iy + a->pad_top - 2; /* oy * 1 */
-  const int v2 = ty2 >= 0 && ty2 / 1 < OH;
-  const uint16_t *r2 = dy + (b * OH + (v2 ? ty2 / 1 : 0)) * OW * CM;
+  const int64_t ty2 = iy + a->pad_top - 2; /* oy */
+  const int v2 = ty2 >= 0 && ty2 < OH;
+  const uint16_t *r2 = dy + (b * OH + (v2 ? ty2 : 0)) * OW * CM;
   vm |= v2 ? 4u : 0u;
   { /* column phase 0: filter cols { 0, 1, 2 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
@@ -1227,17 +1227,17 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_row0(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 1 ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 1 ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 1 ? 4u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW ? 4u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
-          const int64_t ia = x0 + k * 1, ib = x0 + kb * 1;
-          kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_pair00(r0, r1, r2, vm, (ia + PL - 2) / 1, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM(ia), d + ia * C,
-                      (ib + PL - 2) / 1, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM(ib), d + ib * C, flt, CM, cb, ce);
+          const int64_t ia = x0 + k, ib = x0 + kb;
+          kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_pair00(r0, r1, r2, vm, (ia + PL - 2), kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM(ia), d + ia * C,
+                      (ib + PL - 2), kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
-          ix = x0 + k1 * 1;
-          kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_single00(r0, r1, r2, vm, (ix + PL - 2) / 1, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM(ix), flt, d + ix * C, CM, cb, ce);
+          ix = x0 + k1;
+          kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_single00(r0, r1, r2, vm, (ix + PL - 2), kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
 #undef kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM
@@ -1247,9 +1247,8 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_row0(const kfg_dwbpi_bf16_n
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-          const int64_t q0 = (x0 + k * 1 + PL - 2) / 1;
-          uint16_t *o = d + (x0 + k * 1) * C;
+          const int64_t q0 = (x0 + k + PL - 2);
+          uint16_t *o = d + (x0 + k) * C;
           if (all && wb > 2) {
             switch (wb) {
               case 3: kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fast00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
@@ -1273,84 +1272,84 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_row0(const kfg_dwbpi_bf16_n
       const int m0 = 2 * rem < 8 ? 2 * rem : 8, m1 = 2 * rem - m0;
       c0 = CV;
       for (k = 0; k < n; k++) {
-        ix = x0 + k * 1;
+        ix = x0 + k;
         {
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r0 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r0 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+                              kv_ldn(flt + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r0 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r0 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+                              kv_ldn(flt + CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r0 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r0 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 2 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
           }
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r1 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r1 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 3 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r1 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r1 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 4 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r1 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r1 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 5 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r2 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r2 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 6 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r2 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r2 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 7 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r2 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r2 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 8 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
@@ -1391,13 +1390,13 @@ void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2(const void *args, const kfi_par *p
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 116 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
-  x.x0[0] = ((0 - PL) % 1 + 1) % 1;
-  x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
+  x.x0[0] = 0;
+  x.n[0] = W;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 2 - PL, hi = (OW - 1) * 1 + 0 - PL + 1;
-    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 0) / 1;
-    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 0) / 1;
+    const int64_t lo = 2 - PL, hi = (OW - 1) - PL + 1;
+    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0]);
+    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0]);
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
     if (x.khi[0] > x.n[0]) x.khi[0] = x.n[0];
     if (x.khi[0] < x.klo[0]) x.khi[0] = x.klo[0];

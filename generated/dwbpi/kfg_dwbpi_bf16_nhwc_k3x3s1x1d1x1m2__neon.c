@@ -50,15 +50,15 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -66,7 +66,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -76,7 +76,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -88,7 +88,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -100,7 +100,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -112,17 +112,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -132,14 +132,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 1 */
       const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -147,7 +147,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -157,7 +157,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -169,7 +169,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -181,7 +181,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -193,17 +193,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -213,14 +213,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -228,7 +228,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -238,7 +238,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -250,7 +250,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -262,7 +262,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -274,17 +274,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -293,7 +293,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -320,15 +320,15 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -336,7 +336,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -346,7 +346,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -358,7 +358,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -370,7 +370,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -382,7 +382,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -394,17 +394,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -414,14 +414,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 1 */
       const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -429,7 +429,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -439,7 +439,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -451,7 +451,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -463,7 +463,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -475,7 +475,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -487,17 +487,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -507,14 +507,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -522,7 +522,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -532,7 +532,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -544,7 +544,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -556,7 +556,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -568,7 +568,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -580,17 +580,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -599,7 +599,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -629,15 +629,15 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -645,7 +645,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -655,7 +655,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -667,7 +667,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -679,7 +679,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -691,7 +691,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -703,7 +703,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -715,17 +715,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -735,14 +735,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 1 */
       const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -750,7 +750,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -760,7 +760,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -772,7 +772,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -784,7 +784,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -796,7 +796,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -808,7 +808,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -820,17 +820,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -840,14 +840,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -855,7 +855,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -865,7 +865,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -877,7 +877,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -889,7 +889,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -901,7 +901,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -913,7 +913,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -925,17 +925,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -944,7 +944,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -977,15 +977,15 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -993,7 +993,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -1003,7 +1003,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -1015,7 +1015,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -1027,7 +1027,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1039,7 +1039,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1051,7 +1051,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1063,7 +1063,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1075,17 +1075,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1095,14 +1095,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 1 */
       const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -1110,7 +1110,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -1120,7 +1120,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -1132,7 +1132,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -1144,7 +1144,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1156,7 +1156,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1168,7 +1168,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1180,7 +1180,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1192,17 +1192,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1212,14 +1212,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -1227,7 +1227,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -1237,7 +1237,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -1249,7 +1249,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -1261,7 +1261,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1273,7 +1273,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1285,7 +1285,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1297,7 +1297,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1309,17 +1309,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1328,7 +1328,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -1348,15 +1348,15 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -1364,7 +1364,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -1374,17 +1374,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1394,14 +1394,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -1409,7 +1409,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -1419,17 +1419,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1439,14 +1439,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -1454,7 +1454,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -1464,17 +1464,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1483,7 +1483,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
   }
 }
 
@@ -1499,15 +1499,15 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -1515,7 +1515,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -1525,7 +1525,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1537,17 +1537,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1557,14 +1557,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -1572,7 +1572,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -1582,7 +1582,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1594,17 +1594,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1614,14 +1614,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -1629,7 +1629,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -1639,7 +1639,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1651,17 +1651,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1670,7 +1670,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
   }
 }
@@ -1689,15 +1689,15 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -1705,7 +1705,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -1715,7 +1715,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1727,7 +1727,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1739,17 +1739,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1759,14 +1759,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -1774,7 +1774,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -1784,7 +1784,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1796,7 +1796,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1808,17 +1808,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1828,14 +1828,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -1843,7 +1843,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -1853,7 +1853,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1865,7 +1865,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1877,17 +1877,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1896,7 +1896,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
   }
@@ -1918,15 +1918,15 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -1934,7 +1934,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -1944,7 +1944,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1956,7 +1956,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1968,7 +1968,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1980,17 +1980,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -2000,14 +2000,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -2015,7 +2015,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -2025,7 +2025,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2037,7 +2037,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2049,7 +2049,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2061,17 +2061,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -2081,14 +2081,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -2096,7 +2096,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -2106,7 +2106,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2118,7 +2118,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2130,7 +2130,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2142,17 +2142,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -2161,7 +2161,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -2186,15 +2186,15 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -2202,7 +2202,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -2212,7 +2212,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2224,7 +2224,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2236,7 +2236,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2248,7 +2248,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2260,17 +2260,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -2280,14 +2280,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -2295,7 +2295,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -2305,7 +2305,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2317,7 +2317,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2329,7 +2329,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2341,7 +2341,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2353,17 +2353,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -2373,14 +2373,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -2388,7 +2388,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -2398,7 +2398,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2410,7 +2410,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2422,7 +2422,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2434,7 +2434,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2446,17 +2446,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -2465,7 +2465,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -2493,15 +2493,15 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2509,7 +2509,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -2519,7 +2519,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2531,7 +2531,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2543,7 +2543,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2555,7 +2555,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2567,7 +2567,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2579,17 +2579,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -2599,14 +2599,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2614,7 +2614,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -2624,7 +2624,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2636,7 +2636,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2648,7 +2648,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2660,7 +2660,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2672,7 +2672,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2684,17 +2684,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -2704,14 +2704,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2719,7 +2719,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -2729,7 +2729,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2741,7 +2741,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2753,7 +2753,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2765,7 +2765,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2777,7 +2777,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2789,17 +2789,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -2808,7 +2808,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -2839,15 +2839,15 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -2855,7 +2855,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -2865,7 +2865,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -2877,7 +2877,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2889,7 +2889,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2901,7 +2901,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2913,7 +2913,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2925,7 +2925,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2937,17 +2937,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -2957,14 +2957,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -2972,7 +2972,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -2982,7 +2982,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -2994,7 +2994,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -3006,7 +3006,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3018,7 +3018,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3030,7 +3030,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3042,7 +3042,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3054,17 +3054,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -3074,14 +3074,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -3089,7 +3089,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -3099,7 +3099,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -3111,7 +3111,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -3123,7 +3123,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3135,7 +3135,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3147,7 +3147,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3159,7 +3159,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3171,17 +3171,17 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -3190,7 +3190,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -3213,51 +3213,51 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const uint16_t *g = r0 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 0 * CM + c0 * 2 + 4), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 1 * CM + c0 * 2 + 4), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 2 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const uint16_t *g = r1 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 3 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 4 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 5 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const uint16_t *g = r2 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 6 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 7 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 8 * CM + c0 * 2 + 4), s_1);
       }
     }
@@ -3275,41 +3275,41 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 4);
+        const kv_f f = kv_ld(flt + c0 * 2 + 4);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 4), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 4);
+        const kv_f f = kv_ld(flt + CM + c0 * 2 + 4);
         if (ca & 2u) sa_1 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 4), f, sa_1);
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 4);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 4);
@@ -3317,9 +3317,9 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 4);
@@ -3327,21 +3327,21 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 4);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 4);
@@ -3349,9 +3349,9 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 4);
@@ -3359,14 +3359,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 4);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -3385,17 +3385,17 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_row0(const kfg_dwbpi_bf16_n
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
-  const int v0 = ty0 >= 0 && ty0 / 1 < OH;
-  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
+  const int64_t ty0 = iy + a->pad_top; /* oy */
+  const int v0 = ty0 >= 0 && ty0 < OH;
+  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
-  const int64_t ty1 = iy + a->pad_top - 1; /* oy * 1 */
-  const int v1 = ty1 >= 0 && ty1 / 1 < OH;
-  const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 / 1 : 0)) * OW * CM;
+  const int64_t ty1 = iy + a->pad_top - 1; /* oy */
+  const int v1 = ty1 >= 0 && ty1 < OH;
+  const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 : 0)) * OW * CM;
   vm |= v1 ? 2u : 0u;
-  const int64_t ty2 = iy + a->pad_top - 2; /* oy * 1 */
-  const int v2 = ty2 >= 0 && ty2 / 1 < OH;
-  const uint16_t *r2 = dy + (b * OH + (v2 ? ty2 / 1 : 0)) * OW * CM;
+  const int64_t ty2 = iy + a->pad_top - 2; /* oy */
+  const int v2 = ty2 >= 0 && ty2 < OH;
+  const uint16_t *r2 = dy + (b * OH + (v2 ? ty2 : 0)) * OW * CM;
   vm |= v2 ? 4u : 0u;
   { /* column phase 0: filter cols { 0, 1, 2 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
@@ -3406,17 +3406,17 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_row0(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 1 ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 1 ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 1 ? 4u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW ? 4u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
-          const int64_t ia = x0 + k * 1, ib = x0 + kb * 1;
-          kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_pair00(r0, r1, r2, vm, (ia + PL - 2) / 1, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_CM(ia), d + ia * C,
-                      (ib + PL - 2) / 1, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_CM(ib), d + ib * C, flt, CM, cb, ce);
+          const int64_t ia = x0 + k, ib = x0 + kb;
+          kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_pair00(r0, r1, r2, vm, (ia + PL - 2), kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_CM(ia), d + ia * C,
+                      (ib + PL - 2), kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_CM(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
-          ix = x0 + k1 * 1;
-          kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_single00(r0, r1, r2, vm, (ix + PL - 2) / 1, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_CM(ix), flt, d + ix * C, CM, cb, ce);
+          ix = x0 + k1;
+          kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_single00(r0, r1, r2, vm, (ix + PL - 2), kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_CM(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
 #undef kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_CM
@@ -3426,9 +3426,8 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_row0(const kfg_dwbpi_bf16_n
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-          const int64_t q0 = (x0 + k * 1 + PL - 2) / 1;
-          uint16_t *o = d + (x0 + k * 1) * C;
+          const int64_t q0 = (x0 + k + PL - 2);
+          uint16_t *o = d + (x0 + k) * C;
           if (all && wb > 4) {
             switch (wb) {
               case 5: kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_fast00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
@@ -3458,84 +3457,84 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_row0(const kfg_dwbpi_bf16_n
       const int m0 = 2 * rem < 4 ? 2 * rem : 4, m1 = 2 * rem - m0;
       c0 = CV;
       for (k = 0; k < n; k++) {
-        ix = x0 + k * 1;
+        ix = x0 + k;
         {
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r0 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r0 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
+                              kv_ldn(flt + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r0 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r0 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
+                              kv_ldn(flt + CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r0 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r0 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 2 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r1 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r1 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 3 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r1 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r1 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 4 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r1 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r1 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 5 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r2 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r2 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 6 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r2 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r2 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 7 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r2 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r2 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 8 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
@@ -3576,13 +3575,13 @@ void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon(const void *args, const kfi_par *p
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 172 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
-  x.x0[0] = ((0 - PL) % 1 + 1) % 1;
-  x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
+  x.x0[0] = 0;
+  x.n[0] = W;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 2 - PL, hi = (OW - 1) * 1 + 0 - PL + 1;
-    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 0) / 1;
-    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 0) / 1;
+    const int64_t lo = 2 - PL, hi = (OW - 1) - PL + 1;
+    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0]);
+    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0]);
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
     if (x.khi[0] > x.n[0]) x.khi[0] = x.n[0];
     if (x.khi[0] < x.klo[0]) x.khi[0] = x.klo[0];

@@ -51,68 +51,68 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -138,78 +138,78 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -237,88 +237,88 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -348,98 +348,98 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -462,38 +462,38 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -511,48 +511,48 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -572,58 +572,58 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -645,68 +645,68 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -730,78 +730,78 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -827,88 +827,88 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -936,98 +936,98 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -1053,22 +1053,22 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const uint16_t *g = r0 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0), s_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
-        const uint16_t *g = r2 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -1084,26 +1084,26 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -1124,50 +1124,50 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1193,58 +1193,58 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1272,66 +1272,66 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1361,74 +1361,74 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1451,26 +1451,26 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1488,34 +1488,34 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1535,42 +1535,42 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1592,50 +1592,50 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1659,58 +1659,58 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1736,66 +1736,66 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1823,74 +1823,74 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1916,14 +1916,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0), s_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -1939,16 +1939,16 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -1969,35 +1969,35 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2023,40 +2023,40 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2084,45 +2084,45 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2152,50 +2152,50 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2218,20 +2218,20 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2249,25 +2249,25 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2287,30 +2287,30 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2332,35 +2332,35 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2384,40 +2384,40 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2443,45 +2443,45 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2509,50 +2509,50 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2578,12 +2578,12 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
-        const uint16_t *g = r1 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -2599,14 +2599,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -2627,26 +2627,26 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2672,30 +2672,30 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2723,34 +2723,34 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2780,38 +2780,38 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2834,14 +2834,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2859,18 +2859,18 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2890,22 +2890,22 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2927,26 +2927,26 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2970,30 +2970,30 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -3019,34 +3019,34 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -3074,38 +3074,38 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -3131,8 +3131,8 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -3148,9 +3148,9 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -3161,7 +3161,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
 /* Output rows of phase 0: filter rows { 0, 2 }. */
 static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row0(const kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 8; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
@@ -3169,7 +3169,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
+  const int64_t ty0 = iy + a->pad_top; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
@@ -3186,7 +3186,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -3242,31 +3242,31 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
         {
           kv_f s_0 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const uint16_t *g = r0 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r0 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
-              const uint16_t *g = r0 + (tx2 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r0 + (tx2 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const uint16_t *g = r2 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r2 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
-              const uint16_t *g = r2 + (tx2 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r2 + (tx2 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -3341,17 +3341,17 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
           if (v0) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
-              const uint16_t *g = r0 + (tx1 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r0 + (tx1 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v2) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
-              const uint16_t *g = r2 + (tx1 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r2 + (tx1 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -3364,7 +3364,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
 /* Output rows of phase 1: filter rows { 1 }. */
 static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row1(const kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 8; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
@@ -3385,7 +3385,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row1(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -3441,17 +3441,17 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row1(const kfg_dwbpi_bf16_n
         {
           kv_f s_0 = kv_zero();
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const uint16_t *g = r1 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r1 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
-              const uint16_t *g = r1 + (tx2 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r1 + (tx2 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -3526,9 +3526,9 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row1(const kfg_dwbpi_bf16_n
           if (v1) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
-              const uint16_t *g = r1 + (tx1 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r1 + (tx1 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -3571,11 +3571,11 @@ void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2(const void *args, const kfi_par *p
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 74 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
-  x.x0[0] = ((0 - PL) % 2 + 2) % 2;
+  x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 2 - PL, hi = (OW - 1) * 2 + 0 - PL + 1;
+    const int64_t lo = 2 - PL, hi = (OW - 1) * 2 - PL + 1;
     x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 1) / 2;
     x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 1) / 2;
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];

@@ -45,68 +45,68 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -132,78 +132,78 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -231,88 +231,88 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -342,98 +342,98 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -456,38 +456,38 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -505,48 +505,48 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -566,58 +566,58 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -639,68 +639,68 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -724,78 +724,78 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -821,88 +821,88 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -930,98 +930,98 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -1047,22 +1047,22 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const uint16_t *g = r0 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0), s_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
-        const uint16_t *g = r2 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -1078,26 +1078,26 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -1118,50 +1118,50 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1187,58 +1187,58 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1266,66 +1266,66 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1355,74 +1355,74 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1445,26 +1445,26 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1482,34 +1482,34 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1529,42 +1529,42 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1586,50 +1586,50 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1653,58 +1653,58 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1730,66 +1730,66 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1817,74 +1817,74 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1910,14 +1910,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0), s_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -1933,16 +1933,16 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -1963,35 +1963,35 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2017,40 +2017,40 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2078,45 +2078,45 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2146,50 +2146,50 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2212,20 +2212,20 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2243,25 +2243,25 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2281,30 +2281,30 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2326,35 +2326,35 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2378,40 +2378,40 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2437,45 +2437,45 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2503,50 +2503,50 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2572,12 +2572,12 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
-        const uint16_t *g = r1 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -2593,14 +2593,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -2621,26 +2621,26 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2666,30 +2666,30 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2717,34 +2717,34 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2774,38 +2774,38 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2828,14 +2828,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2853,18 +2853,18 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2884,22 +2884,22 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2921,26 +2921,26 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2964,30 +2964,30 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -3013,34 +3013,34 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -3068,38 +3068,38 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -3125,8 +3125,8 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -3142,9 +3142,9 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -3155,7 +3155,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
 /* Output rows of phase 0: filter rows { 0, 2 }. */
 static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 4; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
@@ -3163,7 +3163,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
+  const int64_t ty0 = iy + a->pad_top; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
@@ -3180,7 +3180,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -3236,31 +3236,31 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
         {
           kv_f s_0 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const uint16_t *g = r0 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r0 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
-              const uint16_t *g = r0 + (tx2 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r0 + (tx2 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const uint16_t *g = r2 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r2 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
-              const uint16_t *g = r2 + (tx2 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r2 + (tx2 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -3335,17 +3335,17 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
           if (v0) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
-              const uint16_t *g = r0 + (tx1 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r0 + (tx1 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v2) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
-              const uint16_t *g = r2 + (tx1 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r2 + (tx1 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -3358,7 +3358,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
 /* Output rows of phase 1: filter rows { 1 }. */
 static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_row1(const kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 4; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
@@ -3379,7 +3379,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_row1(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -3435,17 +3435,17 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_row1(const kfg_dwbpi_bf16_n
         {
           kv_f s_0 = kv_zero();
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const uint16_t *g = r1 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r1 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
-              const uint16_t *g = r1 + (tx2 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r1 + (tx2 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -3520,9 +3520,9 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_row1(const kfg_dwbpi_bf16_n
           if (v1) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
-              const uint16_t *g = r1 + (tx1 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r1 + (tx1 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -3565,11 +3565,11 @@ void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *p
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 74 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
-  x.x0[0] = ((0 - PL) % 2 + 2) % 2;
+  x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 2 - PL, hi = (OW - 1) * 2 + 0 - PL + 1;
+    const int64_t lo = 2 - PL, hi = (OW - 1) * 2 - PL + 1;
     x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 1) / 2;
     x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 1) / 2;
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];

@@ -45,128 +45,128 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -192,146 +192,146 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -359,164 +359,164 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -546,182 +546,182 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -744,74 +744,74 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -829,92 +829,92 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -934,110 +934,110 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -1059,128 +1059,128 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -1204,146 +1204,146 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -1369,164 +1369,164 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -1554,182 +1554,182 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -1755,44 +1755,44 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const uint16_t *g = r0 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r0 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0), s_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
-        const uint16_t *g = r2 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 10 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 10 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r2 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 12 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 12 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 14 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 14 * CM + c0), s_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
-        const uint16_t *g = r4 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 20 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 20 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r4 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 22 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 22 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r4 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 24 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 24 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -1808,53 +1808,53 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 10 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 10 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 12 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 12 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 14 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 14 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 20 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 20 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 22 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 22 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 24 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 24 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -1875,101 +1875,101 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -1995,116 +1995,116 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -2132,131 +2132,131 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -2286,146 +2286,146 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -2448,56 +2448,56 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -2515,71 +2515,71 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -2599,86 +2599,86 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -2700,101 +2700,101 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -2818,116 +2818,116 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -2953,131 +2953,131 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -3105,146 +3105,146 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -3270,32 +3270,32 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const uint16_t *g = r0 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0), s_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
-        const uint16_t *g = r2 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 11 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 11 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 13 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 13 * CM + c0), s_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
-        const uint16_t *g = r4 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 21 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 21 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r4 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 23 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 23 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -3311,38 +3311,38 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 11 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 11 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 13 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 13 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 21 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 21 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 23 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 23 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -3363,86 +3363,86 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -3468,98 +3468,98 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -3587,110 +3587,110 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -3720,122 +3720,122 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -3858,50 +3858,50 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -3919,62 +3919,62 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -3994,74 +3994,74 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -4083,86 +4083,86 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -4186,98 +4186,98 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -4303,110 +4303,110 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -4434,122 +4434,122 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
@@ -4575,30 +4575,30 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
-        const uint16_t *g = r1 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r1 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 9 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 9 * CM + c0), s_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
-        const uint16_t *g = r3 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 15 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 15 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r3 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 17 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 17 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r3 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 19 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 19 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -4614,36 +4614,36 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 9 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 9 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 15 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 15 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 17 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 17 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 19 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 19 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -4664,68 +4664,68 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -4751,78 +4751,78 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -4850,88 +4850,88 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -4961,98 +4961,98 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -5075,38 +5075,38 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -5124,48 +5124,48 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -5185,58 +5185,58 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -5258,68 +5258,68 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -5343,78 +5343,78 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -5440,88 +5440,88 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -5549,98 +5549,98 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
     }
@@ -5666,22 +5666,22 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
-        const uint16_t *g = r1 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0), s_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
-        const uint16_t *g = r3 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 16 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 16 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r3 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 18 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 18 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -5697,26 +5697,26 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 16 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 16 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 18 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 18 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -5727,7 +5727,7 @@ static kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
 /* Output rows of phase 0: filter rows { 0, 2, 4 }. */
 static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 4; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
@@ -5735,7 +5735,7 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
+  const int64_t ty0 = iy + a->pad_top; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
@@ -5756,7 +5756,7 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -5812,63 +5812,63 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
         {
           kv_f s_0 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const uint16_t *g = r0 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r0 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
-              const uint16_t *g = r0 + (tx2 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r0 + (tx2 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
-              const uint16_t *g = r0 + (tx4 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r0 + (tx4 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const uint16_t *g = r2 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 10 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r2 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
-              const uint16_t *g = r2 + (tx2 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 12 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r2 + (tx2 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
-              const uint16_t *g = r2 + (tx4 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 14 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r2 + (tx4 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v4) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const uint16_t *g = r4 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 20 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r4 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
-              const uint16_t *g = r4 + (tx2 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 22 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r4 + (tx2 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
-              const uint16_t *g = r4 + (tx4 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 24 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r4 + (tx4 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -5943,43 +5943,43 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
           if (v0) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
-              const uint16_t *g = r0 + (tx1 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r0 + (tx1 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
-              const uint16_t *g = r0 + (tx3 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r0 + (tx3 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v2) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
-              const uint16_t *g = r2 + (tx1 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 11 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r2 + (tx1 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
-              const uint16_t *g = r2 + (tx3 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 13 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r2 + (tx3 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v4) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
-              const uint16_t *g = r4 + (tx1 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 21 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r4 + (tx1 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
-              const uint16_t *g = r4 + (tx3 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 23 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r4 + (tx3 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -5992,7 +5992,7 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
 /* Output rows of phase 1: filter rows { 1, 3 }. */
 static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_row1(const kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 4; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
@@ -6017,7 +6017,7 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_row1(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -6073,43 +6073,43 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_row1(const kfg_dwbpi_bf16_n
         {
           kv_f s_0 = kv_zero();
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const uint16_t *g = r1 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r1 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
-              const uint16_t *g = r1 + (tx2 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r1 + (tx2 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
-              const uint16_t *g = r1 + (tx4 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 9 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r1 + (tx4 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v3) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const uint16_t *g = r3 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 15 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r3 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
-              const uint16_t *g = r3 + (tx2 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 17 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r3 + (tx2 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
-              const uint16_t *g = r3 + (tx4 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 19 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r3 + (tx4 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -6184,29 +6184,29 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_row1(const kfg_dwbpi_bf16_n
           if (v1) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
-              const uint16_t *g = r1 + (tx1 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r1 + (tx1 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
-              const uint16_t *g = r1 + (tx3 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r1 + (tx3 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v3) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
-              const uint16_t *g = r3 + (tx1 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 16 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r3 + (tx1 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
-              const uint16_t *g = r3 + (tx3 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 18 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r3 + (tx3 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -6249,11 +6249,11 @@ void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *p
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 138 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
-  x.x0[0] = ((0 - PL) % 2 + 2) % 2;
+  x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 4 - PL, hi = (OW - 1) * 2 + 0 - PL + 1;
+    const int64_t lo = 4 - PL, hi = (OW - 1) * 2 - PL + 1;
     x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 1) / 2;
     x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 1) / 2;
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];

@@ -51,38 +51,38 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -90,7 +90,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -98,7 +98,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -106,61 +106,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -168,7 +168,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -176,7 +176,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -184,61 +184,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -246,7 +246,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -254,7 +254,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -262,61 +262,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -324,7 +324,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -332,7 +332,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -340,61 +340,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -402,7 +402,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -410,7 +410,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -418,61 +418,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -480,7 +480,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -488,7 +488,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -496,61 +496,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -558,7 +558,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -566,7 +566,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -574,30 +574,30 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
     kv_st(o + 4 * C + c0, a4_0);
@@ -618,38 +618,38 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -657,7 +657,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -666,7 +666,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -675,7 +675,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -683,61 +683,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -745,7 +745,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -754,7 +754,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -763,7 +763,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -771,61 +771,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -833,7 +833,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -842,7 +842,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -851,7 +851,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -859,61 +859,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -921,7 +921,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -930,7 +930,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -939,7 +939,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -947,61 +947,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1009,7 +1009,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1018,7 +1018,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1027,7 +1027,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1035,61 +1035,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1097,7 +1097,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1106,7 +1106,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1115,7 +1115,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1123,61 +1123,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1185,7 +1185,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1194,7 +1194,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1203,7 +1203,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1211,30 +1211,30 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
     kv_st(o + 4 * C + c0, a4_0);
@@ -1257,38 +1257,38 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1296,7 +1296,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1305,7 +1305,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1315,7 +1315,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1324,7 +1324,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1332,61 +1332,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1394,7 +1394,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1403,7 +1403,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1413,7 +1413,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1422,7 +1422,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1430,61 +1430,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1492,7 +1492,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1501,7 +1501,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1511,7 +1511,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1520,7 +1520,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1528,61 +1528,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1590,7 +1590,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1599,7 +1599,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1609,7 +1609,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1618,7 +1618,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1626,61 +1626,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1688,7 +1688,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1697,7 +1697,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1707,7 +1707,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1716,7 +1716,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1724,61 +1724,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1786,7 +1786,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1795,7 +1795,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1805,7 +1805,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1814,7 +1814,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1822,61 +1822,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1884,7 +1884,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1893,7 +1893,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1903,7 +1903,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1912,7 +1912,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1920,30 +1920,30 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
     kv_st(o + 4 * C + c0, a4_0);
@@ -1968,38 +1968,38 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2007,7 +2007,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2016,7 +2016,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2026,7 +2026,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2036,7 +2036,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2045,7 +2045,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2053,61 +2053,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2115,7 +2115,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2124,7 +2124,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2134,7 +2134,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2144,7 +2144,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2153,7 +2153,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2161,61 +2161,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2223,7 +2223,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2232,7 +2232,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2242,7 +2242,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2252,7 +2252,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2261,7 +2261,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2269,61 +2269,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2331,7 +2331,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2340,7 +2340,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2350,7 +2350,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2360,7 +2360,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2369,7 +2369,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2377,61 +2377,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2439,7 +2439,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2448,7 +2448,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2458,7 +2458,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2468,7 +2468,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2477,7 +2477,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2485,61 +2485,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2547,7 +2547,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2556,7 +2556,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2566,7 +2566,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2576,7 +2576,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2585,7 +2585,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2593,61 +2593,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2655,7 +2655,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2664,7 +2664,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2674,7 +2674,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2684,7 +2684,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2693,7 +2693,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2701,30 +2701,30 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
     kv_st(o + 4 * C + c0, a4_0);
@@ -2742,343 +2742,343 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
   }
 }
 
@@ -3091,413 +3091,413 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
   }
 }
@@ -3512,483 +3512,483 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
   }
@@ -4005,38 +4005,38 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4044,7 +4044,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4052,7 +4052,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4060,61 +4060,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4122,7 +4122,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4130,7 +4130,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4138,61 +4138,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4200,7 +4200,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4208,7 +4208,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4216,61 +4216,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4278,7 +4278,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4286,7 +4286,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4294,61 +4294,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4356,7 +4356,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4364,7 +4364,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4372,61 +4372,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4434,7 +4434,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4442,7 +4442,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4450,61 +4450,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4512,7 +4512,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4520,7 +4520,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4528,30 +4528,30 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
     kv_st(o + 4 * C + c0, a4_0);
@@ -4570,38 +4570,38 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4609,7 +4609,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4618,7 +4618,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4627,7 +4627,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4635,61 +4635,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4697,7 +4697,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4706,7 +4706,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4715,7 +4715,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4723,61 +4723,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4785,7 +4785,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4794,7 +4794,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4803,7 +4803,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4811,61 +4811,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4873,7 +4873,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4882,7 +4882,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4891,7 +4891,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4899,61 +4899,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4961,7 +4961,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4970,7 +4970,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4979,7 +4979,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4987,61 +4987,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5049,7 +5049,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5058,7 +5058,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5067,7 +5067,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5075,61 +5075,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5137,7 +5137,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5146,7 +5146,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5155,7 +5155,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5163,30 +5163,30 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
     kv_st(o + 4 * C + c0, a4_0);
@@ -5207,38 +5207,38 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5246,7 +5246,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5255,7 +5255,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5265,7 +5265,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5274,7 +5274,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5282,61 +5282,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5344,7 +5344,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5353,7 +5353,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5363,7 +5363,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5372,7 +5372,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5380,61 +5380,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5442,7 +5442,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5451,7 +5451,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5461,7 +5461,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5470,7 +5470,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5478,61 +5478,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5540,7 +5540,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5549,7 +5549,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5559,7 +5559,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5568,7 +5568,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5576,61 +5576,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5638,7 +5638,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5647,7 +5647,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5657,7 +5657,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5666,7 +5666,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5674,61 +5674,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5736,7 +5736,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5745,7 +5745,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5755,7 +5755,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5764,7 +5764,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5772,61 +5772,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5834,7 +5834,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5843,7 +5843,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5853,7 +5853,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5862,7 +5862,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5870,30 +5870,30 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
     kv_st(o + 4 * C + c0, a4_0);
@@ -5916,38 +5916,38 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -5955,7 +5955,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5964,7 +5964,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5974,7 +5974,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5984,7 +5984,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5993,7 +5993,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6001,61 +6001,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6063,7 +6063,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6072,7 +6072,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6082,7 +6082,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6092,7 +6092,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6101,7 +6101,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6109,61 +6109,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6171,7 +6171,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6180,7 +6180,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6190,7 +6190,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6200,7 +6200,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6209,7 +6209,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6217,61 +6217,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6279,7 +6279,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6288,7 +6288,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6298,7 +6298,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6308,7 +6308,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6317,7 +6317,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6325,61 +6325,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6387,7 +6387,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6396,7 +6396,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6406,7 +6406,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6416,7 +6416,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6425,7 +6425,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6433,61 +6433,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6495,7 +6495,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6504,7 +6504,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6514,7 +6514,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6524,7 +6524,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6533,7 +6533,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6541,61 +6541,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6603,7 +6603,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6612,7 +6612,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6622,7 +6622,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6632,7 +6632,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6641,7 +6641,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6649,30 +6649,30 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
     kv_st(o + 4 * C + c0, a4_0);
@@ -6693,212 +6693,212 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const uint16_t *g = r0 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r0 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r0 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r0 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r0 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const uint16_t *g = r0 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0), s_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
-        const uint16_t *g = r1 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r1 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r1 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 9 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 9 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r1 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 10 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 10 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r1 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 11 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 11 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const uint16_t *g = r1 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 12 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 12 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 13 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 13 * CM + c0), s_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
-        const uint16_t *g = r2 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 14 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 14 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r2 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 15 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 15 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r2 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 16 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 16 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r2 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 17 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 17 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r2 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 18 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 18 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const uint16_t *g = r2 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 19 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 19 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 20 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 20 * CM + c0), s_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
-        const uint16_t *g = r3 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 21 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 21 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r3 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 22 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 22 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r3 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 23 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 23 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r3 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 24 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 24 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r3 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 25 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 25 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const uint16_t *g = r3 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 26 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 26 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const uint16_t *g = r3 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 27 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 27 * CM + c0), s_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
-        const uint16_t *g = r4 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 28 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 28 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r4 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 29 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 29 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r4 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 30 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 30 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r4 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 31 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 31 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r4 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 32 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 32 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const uint16_t *g = r4 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 33 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 33 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const uint16_t *g = r4 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 34 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 34 * CM + c0), s_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       if (cm & 1u) {
-        const uint16_t *g = r5 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 35 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r5 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 35 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r5 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 36 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r5 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 36 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r5 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 37 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r5 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 37 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r5 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 38 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r5 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 38 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r5 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 39 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r5 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 39 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const uint16_t *g = r5 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 40 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r5 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 40 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const uint16_t *g = r5 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 41 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r5 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 41 * CM + c0), s_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       if (cm & 1u) {
-        const uint16_t *g = r6 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 42 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r6 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 42 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r6 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 43 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r6 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 43 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r6 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 44 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r6 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 44 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r6 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 45 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r6 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 45 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r6 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 46 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r6 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 46 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const uint16_t *g = r6 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 47 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r6 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 47 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const uint16_t *g = r6 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 48 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r6 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 48 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -6914,261 +6914,261 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 9 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 9 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 10 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 10 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 11 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 11 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 12 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 12 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 13 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 13 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 14 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 14 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 15 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 15 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 16 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 16 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 17 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 17 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 18 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 18 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 19 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 19 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 20 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 20 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 21 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 21 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 22 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 22 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 23 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 23 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 24 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 24 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 25 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 25 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 26 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 26 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 27 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 27 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 28 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 28 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 29 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 29 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 30 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 30 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 31 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 31 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 32 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 32 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 33 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 33 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 34 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 34 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       {
-        const kv_f f = kv_ld(flt + 35 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 35 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 36 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 36 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 37 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 37 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 38 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 38 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 39 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 39 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 40 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 40 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 41 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 41 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r5 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r5 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       {
-        const kv_f f = kv_ld(flt + 42 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 42 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 43 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 43 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 44 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 44 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 45 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 45 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 46 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 46 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 47 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 47 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 48 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 48 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r6 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r6 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -7179,7 +7179,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
 /* Output rows of phase 0: filter rows { 0, 1, 2, 3, 4, 5, 6 }. */
 static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_row0(const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 16; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
@@ -7187,33 +7187,33 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_row0(const kfg_dwbpi_bf16
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
-  const int v0 = ty0 >= 0 && ty0 / 1 < OH;
-  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
+  const int64_t ty0 = iy + a->pad_top; /* oy */
+  const int v0 = ty0 >= 0 && ty0 < OH;
+  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
-  const int64_t ty1 = iy + a->pad_top - 1; /* oy * 1 */
-  const int v1 = ty1 >= 0 && ty1 / 1 < OH;
-  const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 / 1 : 0)) * OW * CM;
+  const int64_t ty1 = iy + a->pad_top - 1; /* oy */
+  const int v1 = ty1 >= 0 && ty1 < OH;
+  const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 : 0)) * OW * CM;
   vm |= v1 ? 2u : 0u;
-  const int64_t ty2 = iy + a->pad_top - 2; /* oy * 1 */
-  const int v2 = ty2 >= 0 && ty2 / 1 < OH;
-  const uint16_t *r2 = dy + (b * OH + (v2 ? ty2 / 1 : 0)) * OW * CM;
+  const int64_t ty2 = iy + a->pad_top - 2; /* oy */
+  const int v2 = ty2 >= 0 && ty2 < OH;
+  const uint16_t *r2 = dy + (b * OH + (v2 ? ty2 : 0)) * OW * CM;
   vm |= v2 ? 4u : 0u;
-  const int64_t ty3 = iy + a->pad_top - 3; /* oy * 1 */
-  const int v3 = ty3 >= 0 && ty3 / 1 < OH;
-  const uint16_t *r3 = dy + (b * OH + (v3 ? ty3 / 1 : 0)) * OW * CM;
+  const int64_t ty3 = iy + a->pad_top - 3; /* oy */
+  const int v3 = ty3 >= 0 && ty3 < OH;
+  const uint16_t *r3 = dy + (b * OH + (v3 ? ty3 : 0)) * OW * CM;
   vm |= v3 ? 8u : 0u;
-  const int64_t ty4 = iy + a->pad_top - 4; /* oy * 1 */
-  const int v4 = ty4 >= 0 && ty4 / 1 < OH;
-  const uint16_t *r4 = dy + (b * OH + (v4 ? ty4 / 1 : 0)) * OW * CM;
+  const int64_t ty4 = iy + a->pad_top - 4; /* oy */
+  const int v4 = ty4 >= 0 && ty4 < OH;
+  const uint16_t *r4 = dy + (b * OH + (v4 ? ty4 : 0)) * OW * CM;
   vm |= v4 ? 16u : 0u;
-  const int64_t ty5 = iy + a->pad_top - 5; /* oy * 1 */
-  const int v5 = ty5 >= 0 && ty5 / 1 < OH;
-  const uint16_t *r5 = dy + (b * OH + (v5 ? ty5 / 1 : 0)) * OW * CM;
+  const int64_t ty5 = iy + a->pad_top - 5; /* oy */
+  const int v5 = ty5 >= 0 && ty5 < OH;
+  const uint16_t *r5 = dy + (b * OH + (v5 ? ty5 : 0)) * OW * CM;
   vm |= v5 ? 32u : 0u;
-  const int64_t ty6 = iy + a->pad_top - 6; /* oy * 1 */
-  const int v6 = ty6 >= 0 && ty6 / 1 < OH;
-  const uint16_t *r6 = dy + (b * OH + (v6 ? ty6 / 1 : 0)) * OW * CM;
+  const int64_t ty6 = iy + a->pad_top - 6; /* oy */
+  const int v6 = ty6 >= 0 && ty6 < OH;
+  const uint16_t *r6 = dy + (b * OH + (v6 ? ty6 : 0)) * OW * CM;
   vm |= v6 ? 64u : 0u;
   { /* column phase 0: filter cols { 0, 1, 2, 3, 4, 5, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
@@ -7224,17 +7224,17 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_row0(const kfg_dwbpi_bf16
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 1 ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 1 ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 1 ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 1 ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 1 ? 16u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW * 1 ? 32u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 1 ? 64u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW ? 16u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW ? 32u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW ? 64u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
-          const int64_t ia = x0 + k * 1, ib = x0 + kb * 1;
-          kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_pair00(r0, r1, r2, r3, r4, r5, r6, vm, (ia + PL - 6) / 1, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_CM(ia), d + ia * C,
-                      (ib + PL - 6) / 1, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
+          const int64_t ia = x0 + k, ib = x0 + kb;
+          kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_pair00(r0, r1, r2, r3, r4, r5, r6, vm, (ia + PL - 6), kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_CM(ia), d + ia * C,
+                      (ib + PL - 6), kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
-          ix = x0 + k1 * 1;
-          kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6) / 1, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
+          ix = x0 + k1;
+          kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6), kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
 #undef kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_CM
@@ -7244,9 +7244,8 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_row0(const kfg_dwbpi_bf16
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-          const int64_t q0 = (x0 + k * 1 + PL - 6) / 1;
-          uint16_t *o = d + (x0 + k * 1) * C;
+          const int64_t q0 = (x0 + k + PL - 6);
+          uint16_t *o = d + (x0 + k) * C;
           if (all && wb > 4) {
             switch (wb) {
               case 5: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_fast00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
@@ -7276,315 +7275,315 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_row0(const kfg_dwbpi_bf16
       const int m0 = rem;
       c0 = CV;
       for (k = 0; k < n; k++) {
-        ix = x0 + k * 1;
+        ix = x0 + k;
         {
           kv_f s_0 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r0 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r0 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r0 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r0 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r0 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r0 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r0 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r0 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r0 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r0 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r0 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r0 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r0 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r0 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r1 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r1 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r1 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r1 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r1 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 9 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r1 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r1 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 10 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r1 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r1 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 11 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r1 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r1 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 12 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r1 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r1 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 13 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r1 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r2 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 14 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r2 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r2 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 15 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r2 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r2 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 16 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r2 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r2 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 17 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r2 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r2 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 18 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r2 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r2 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 19 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r2 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r2 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 20 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r2 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v3) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r3 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 21 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r3 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r3 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 22 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r3 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r3 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 23 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r3 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r3 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 24 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r3 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r3 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 25 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r3 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 25 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r3 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 26 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r3 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 26 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r3 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 27 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r3 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 27 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v4) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r4 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 28 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r4 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 28 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r4 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 29 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r4 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 29 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r4 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 30 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r4 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 30 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r4 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 31 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r4 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 31 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r4 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 32 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r4 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 32 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r4 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 33 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r4 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 33 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r4 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 34 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r4 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 34 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v5) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r5 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 35 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r5 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 35 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r5 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 36 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r5 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 36 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r5 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 37 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r5 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 37 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r5 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 38 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r5 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 38 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r5 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 39 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r5 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 39 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r5 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 40 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r5 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 40 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r5 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 41 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r5 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 41 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v6) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r6 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 42 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r6 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 42 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r6 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 43 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r6 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 43 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r6 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 44 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r6 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 44 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r6 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 45 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r6 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 45 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r6 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 46 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r6 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 46 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r6 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 47 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r6 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 47 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r6 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 48 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r6 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 48 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -7623,13 +7622,13 @@ void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512(const void *args, const kfi_par 
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 310 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
-  x.x0[0] = ((0 - PL) % 1 + 1) % 1;
-  x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
+  x.x0[0] = 0;
+  x.n[0] = W;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 6 - PL, hi = (OW - 1) * 1 + 0 - PL + 1;
-    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 0) / 1;
-    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 0) / 1;
+    const int64_t lo = 6 - PL, hi = (OW - 1) - PL + 1;
+    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0]);
+    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0]);
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
     if (x.khi[0] > x.n[0]) x.khi[0] = x.n[0];
     if (x.khi[0] < x.klo[0]) x.khi[0] = x.klo[0];

@@ -45,38 +45,38 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -84,7 +84,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -92,7 +92,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -100,61 +100,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -162,7 +162,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -170,7 +170,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -178,61 +178,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -240,7 +240,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -248,7 +248,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -256,61 +256,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -318,7 +318,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -326,7 +326,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -334,61 +334,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -396,7 +396,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -404,7 +404,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -412,61 +412,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -474,7 +474,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -482,7 +482,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -490,61 +490,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -552,7 +552,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -560,7 +560,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -568,30 +568,30 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
     kv_st(o + 4 * C + c0, a4_0);
@@ -612,38 +612,38 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -651,7 +651,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -660,7 +660,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -669,7 +669,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -677,61 +677,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -739,7 +739,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -748,7 +748,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -757,7 +757,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -765,61 +765,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -827,7 +827,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -836,7 +836,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -845,7 +845,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -853,61 +853,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -915,7 +915,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -924,7 +924,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -933,7 +933,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -941,61 +941,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1003,7 +1003,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1012,7 +1012,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1021,7 +1021,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1029,61 +1029,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1091,7 +1091,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1100,7 +1100,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1109,7 +1109,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1117,61 +1117,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1179,7 +1179,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1188,7 +1188,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1197,7 +1197,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1205,30 +1205,30 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
     kv_st(o + 4 * C + c0, a4_0);
@@ -1251,38 +1251,38 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1290,7 +1290,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1299,7 +1299,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1309,7 +1309,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1318,7 +1318,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1326,61 +1326,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1388,7 +1388,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1397,7 +1397,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1407,7 +1407,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1416,7 +1416,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1424,61 +1424,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1486,7 +1486,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1495,7 +1495,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1505,7 +1505,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1514,7 +1514,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1522,61 +1522,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1584,7 +1584,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1593,7 +1593,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1603,7 +1603,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1612,7 +1612,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1620,61 +1620,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1682,7 +1682,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1691,7 +1691,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1701,7 +1701,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1710,7 +1710,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1718,61 +1718,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1780,7 +1780,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1789,7 +1789,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1799,7 +1799,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1808,7 +1808,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1816,61 +1816,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1878,7 +1878,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1887,7 +1887,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1897,7 +1897,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1906,7 +1906,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1914,30 +1914,30 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
     kv_st(o + 4 * C + c0, a4_0);
@@ -1962,38 +1962,38 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2001,7 +2001,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2010,7 +2010,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2020,7 +2020,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2030,7 +2030,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2039,7 +2039,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2047,61 +2047,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2109,7 +2109,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2118,7 +2118,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2128,7 +2128,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2138,7 +2138,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2147,7 +2147,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2155,61 +2155,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2217,7 +2217,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2226,7 +2226,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2236,7 +2236,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2246,7 +2246,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2255,7 +2255,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2263,61 +2263,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2325,7 +2325,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2334,7 +2334,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2344,7 +2344,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2354,7 +2354,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2363,7 +2363,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2371,61 +2371,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2433,7 +2433,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2442,7 +2442,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2452,7 +2452,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2462,7 +2462,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2471,7 +2471,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2479,61 +2479,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2541,7 +2541,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2550,7 +2550,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2560,7 +2560,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2570,7 +2570,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2579,7 +2579,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2587,61 +2587,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2649,7 +2649,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2658,7 +2658,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2668,7 +2668,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2678,7 +2678,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2687,7 +2687,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2695,30 +2695,30 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
     kv_st(o + 4 * C + c0, a4_0);
@@ -2736,343 +2736,343 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
   }
 }
 
@@ -3085,413 +3085,413 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
   }
 }
@@ -3506,483 +3506,483 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
   }
@@ -3999,38 +3999,38 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4038,7 +4038,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4046,7 +4046,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4054,61 +4054,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4116,7 +4116,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4124,7 +4124,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4132,61 +4132,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4194,7 +4194,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4202,7 +4202,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4210,61 +4210,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4272,7 +4272,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4280,7 +4280,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4288,61 +4288,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4350,7 +4350,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4358,7 +4358,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4366,61 +4366,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4428,7 +4428,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4436,7 +4436,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4444,61 +4444,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4506,7 +4506,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4514,7 +4514,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4522,30 +4522,30 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
     kv_st(o + 4 * C + c0, a4_0);
@@ -4564,38 +4564,38 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4603,7 +4603,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4612,7 +4612,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4621,7 +4621,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4629,61 +4629,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4691,7 +4691,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4700,7 +4700,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4709,7 +4709,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4717,61 +4717,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4779,7 +4779,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4788,7 +4788,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4797,7 +4797,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4805,61 +4805,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4867,7 +4867,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4876,7 +4876,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4885,7 +4885,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4893,61 +4893,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4955,7 +4955,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4964,7 +4964,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4973,7 +4973,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4981,61 +4981,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5043,7 +5043,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5052,7 +5052,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5061,7 +5061,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5069,61 +5069,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5131,7 +5131,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5140,7 +5140,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5149,7 +5149,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5157,30 +5157,30 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
     kv_st(o + 4 * C + c0, a4_0);
@@ -5201,38 +5201,38 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5240,7 +5240,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5249,7 +5249,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5259,7 +5259,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5268,7 +5268,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5276,61 +5276,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5338,7 +5338,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5347,7 +5347,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5357,7 +5357,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5366,7 +5366,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5374,61 +5374,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5436,7 +5436,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5445,7 +5445,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5455,7 +5455,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5464,7 +5464,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5472,61 +5472,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5534,7 +5534,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5543,7 +5543,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5553,7 +5553,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5562,7 +5562,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5570,61 +5570,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5632,7 +5632,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5641,7 +5641,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5651,7 +5651,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5660,7 +5660,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5668,61 +5668,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5730,7 +5730,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5739,7 +5739,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5749,7 +5749,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5758,7 +5758,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5766,61 +5766,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5828,7 +5828,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5837,7 +5837,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5847,7 +5847,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5856,7 +5856,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5864,30 +5864,30 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
     kv_st(o + 4 * C + c0, a4_0);
@@ -5910,38 +5910,38 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -5949,7 +5949,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5958,7 +5958,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5968,7 +5968,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5978,7 +5978,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5987,7 +5987,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5995,61 +5995,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6057,7 +6057,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6066,7 +6066,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6076,7 +6076,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6086,7 +6086,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6095,7 +6095,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6103,61 +6103,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6165,7 +6165,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6174,7 +6174,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6184,7 +6184,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6194,7 +6194,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6203,7 +6203,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6211,61 +6211,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6273,7 +6273,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6282,7 +6282,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6292,7 +6292,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6302,7 +6302,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6311,7 +6311,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6319,61 +6319,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6381,7 +6381,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6390,7 +6390,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6400,7 +6400,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6410,7 +6410,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6419,7 +6419,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6427,61 +6427,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const uint16_t *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6489,7 +6489,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6498,7 +6498,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6508,7 +6508,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6518,7 +6518,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6527,7 +6527,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6535,61 +6535,61 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const uint16_t *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const uint16_t *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6597,7 +6597,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6606,7 +6606,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6616,7 +6616,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6626,7 +6626,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6635,7 +6635,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6643,30 +6643,30 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
+    kv_st(o + C + c0, a1_0);
     kv_st(o + 2 * C + c0, a2_0);
     kv_st(o + 3 * C + c0, a3_0);
     kv_st(o + 4 * C + c0, a4_0);
@@ -6687,212 +6687,212 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const uint16_t *g = r0 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r0 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r0 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r0 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r0 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const uint16_t *g = r0 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0), s_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
-        const uint16_t *g = r1 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r1 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r1 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 9 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 9 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r1 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 10 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 10 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r1 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 11 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 11 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const uint16_t *g = r1 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 12 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 12 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 13 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 13 * CM + c0), s_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
-        const uint16_t *g = r2 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 14 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 14 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r2 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 15 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 15 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r2 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 16 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 16 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r2 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 17 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 17 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r2 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 18 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 18 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const uint16_t *g = r2 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 19 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 19 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 20 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 20 * CM + c0), s_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
-        const uint16_t *g = r3 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 21 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 21 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r3 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 22 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 22 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r3 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 23 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 23 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r3 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 24 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 24 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r3 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 25 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 25 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const uint16_t *g = r3 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 26 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 26 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const uint16_t *g = r3 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 27 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 27 * CM + c0), s_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
-        const uint16_t *g = r4 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 28 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 28 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r4 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 29 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 29 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r4 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 30 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 30 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r4 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 31 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 31 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r4 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 32 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 32 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const uint16_t *g = r4 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 33 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 33 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const uint16_t *g = r4 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 34 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 34 * CM + c0), s_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       if (cm & 1u) {
-        const uint16_t *g = r5 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 35 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r5 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 35 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r5 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 36 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r5 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 36 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r5 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 37 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r5 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 37 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r5 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 38 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r5 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 38 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r5 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 39 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r5 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 39 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const uint16_t *g = r5 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 40 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r5 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 40 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const uint16_t *g = r5 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 41 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r5 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 41 * CM + c0), s_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       if (cm & 1u) {
-        const uint16_t *g = r6 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 42 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r6 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 42 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r6 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 43 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r6 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 43 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r6 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 44 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r6 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 44 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r6 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 45 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r6 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 45 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r6 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 46 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r6 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 46 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const uint16_t *g = r6 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 47 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r6 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 47 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const uint16_t *g = r6 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 48 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r6 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 48 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -6908,261 +6908,261 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 9 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 9 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 10 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 10 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 11 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 11 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 12 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 12 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 13 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 13 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 14 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 14 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 15 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 15 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 16 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 16 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 17 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 17 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 18 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 18 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 19 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 19 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 20 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 20 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 21 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 21 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 22 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 22 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 23 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 23 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 24 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 24 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 25 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 25 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 26 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 26 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 27 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 27 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 28 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 28 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 29 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 29 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 30 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 30 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 31 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 31 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 32 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 32 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 33 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 33 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 34 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 34 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       {
-        const kv_f f = kv_ld(flt + 35 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 35 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 36 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 36 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 37 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 37 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 38 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 38 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 39 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 39 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 40 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 40 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 41 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 41 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r5 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r5 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       {
-        const kv_f f = kv_ld(flt + 42 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 42 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 43 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 43 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 44 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 44 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 45 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 45 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 46 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 46 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 47 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 47 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 48 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 48 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r6 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r6 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -7173,7 +7173,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_bf16_nhw
 /* Output rows of phase 0: filter rows { 0, 1, 2, 3, 4, 5, 6 }. */
 static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_row0(const kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 4; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
@@ -7181,33 +7181,33 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
-  const int v0 = ty0 >= 0 && ty0 / 1 < OH;
-  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
+  const int64_t ty0 = iy + a->pad_top; /* oy */
+  const int v0 = ty0 >= 0 && ty0 < OH;
+  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
-  const int64_t ty1 = iy + a->pad_top - 1; /* oy * 1 */
-  const int v1 = ty1 >= 0 && ty1 / 1 < OH;
-  const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 / 1 : 0)) * OW * CM;
+  const int64_t ty1 = iy + a->pad_top - 1; /* oy */
+  const int v1 = ty1 >= 0 && ty1 < OH;
+  const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 : 0)) * OW * CM;
   vm |= v1 ? 2u : 0u;
-  const int64_t ty2 = iy + a->pad_top - 2; /* oy * 1 */
-  const int v2 = ty2 >= 0 && ty2 / 1 < OH;
-  const uint16_t *r2 = dy + (b * OH + (v2 ? ty2 / 1 : 0)) * OW * CM;
+  const int64_t ty2 = iy + a->pad_top - 2; /* oy */
+  const int v2 = ty2 >= 0 && ty2 < OH;
+  const uint16_t *r2 = dy + (b * OH + (v2 ? ty2 : 0)) * OW * CM;
   vm |= v2 ? 4u : 0u;
-  const int64_t ty3 = iy + a->pad_top - 3; /* oy * 1 */
-  const int v3 = ty3 >= 0 && ty3 / 1 < OH;
-  const uint16_t *r3 = dy + (b * OH + (v3 ? ty3 / 1 : 0)) * OW * CM;
+  const int64_t ty3 = iy + a->pad_top - 3; /* oy */
+  const int v3 = ty3 >= 0 && ty3 < OH;
+  const uint16_t *r3 = dy + (b * OH + (v3 ? ty3 : 0)) * OW * CM;
   vm |= v3 ? 8u : 0u;
-  const int64_t ty4 = iy + a->pad_top - 4; /* oy * 1 */
-  const int v4 = ty4 >= 0 && ty4 / 1 < OH;
-  const uint16_t *r4 = dy + (b * OH + (v4 ? ty4 / 1 : 0)) * OW * CM;
+  const int64_t ty4 = iy + a->pad_top - 4; /* oy */
+  const int v4 = ty4 >= 0 && ty4 < OH;
+  const uint16_t *r4 = dy + (b * OH + (v4 ? ty4 : 0)) * OW * CM;
   vm |= v4 ? 16u : 0u;
-  const int64_t ty5 = iy + a->pad_top - 5; /* oy * 1 */
-  const int v5 = ty5 >= 0 && ty5 / 1 < OH;
-  const uint16_t *r5 = dy + (b * OH + (v5 ? ty5 / 1 : 0)) * OW * CM;
+  const int64_t ty5 = iy + a->pad_top - 5; /* oy */
+  const int v5 = ty5 >= 0 && ty5 < OH;
+  const uint16_t *r5 = dy + (b * OH + (v5 ? ty5 : 0)) * OW * CM;
   vm |= v5 ? 32u : 0u;
-  const int64_t ty6 = iy + a->pad_top - 6; /* oy * 1 */
-  const int v6 = ty6 >= 0 && ty6 / 1 < OH;
-  const uint16_t *r6 = dy + (b * OH + (v6 ? ty6 / 1 : 0)) * OW * CM;
+  const int64_t ty6 = iy + a->pad_top - 6; /* oy */
+  const int v6 = ty6 >= 0 && ty6 < OH;
+  const uint16_t *r6 = dy + (b * OH + (v6 ? ty6 : 0)) * OW * CM;
   vm |= v6 ? 64u : 0u;
   { /* column phase 0: filter cols { 0, 1, 2, 3, 4, 5, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
@@ -7218,17 +7218,17 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 1 ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 1 ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 1 ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 1 ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 1 ? 16u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW * 1 ? 32u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 1 ? 64u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW ? 16u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW ? 32u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW ? 64u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
-          const int64_t ia = x0 + k * 1, ib = x0 + kb * 1;
-          kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_pair00(r0, r1, r2, r3, r4, r5, r6, vm, (ia + PL - 6) / 1, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_CM(ia), d + ia * C,
-                      (ib + PL - 6) / 1, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_CM(ib), d + ib * C, flt, CM, cb, ce);
+          const int64_t ia = x0 + k, ib = x0 + kb;
+          kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_pair00(r0, r1, r2, r3, r4, r5, r6, vm, (ia + PL - 6), kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_CM(ia), d + ia * C,
+                      (ib + PL - 6), kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_CM(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
-          ix = x0 + k1 * 1;
-          kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6) / 1, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_CM(ix), flt, d + ix * C, CM, cb, ce);
+          ix = x0 + k1;
+          kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6), kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_CM(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
 #undef kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_CM
@@ -7238,9 +7238,8 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-          const int64_t q0 = (x0 + k * 1 + PL - 6) / 1;
-          uint16_t *o = d + (x0 + k * 1) * C;
+          const int64_t q0 = (x0 + k + PL - 6);
+          uint16_t *o = d + (x0 + k) * C;
           if (all && wb > 4) {
             switch (wb) {
               case 5: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_fast00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
@@ -7270,315 +7269,315 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_row0(const kfg_dwbpi_bf16_n
       const int m0 = rem;
       c0 = CV;
       for (k = 0; k < n; k++) {
-        ix = x0 + k * 1;
+        ix = x0 + k;
         {
           kv_f s_0 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r0 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r0 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r0 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r0 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r0 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r0 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r0 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r0 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r0 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r0 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r0 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r0 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r0 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r0 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r1 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r1 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r1 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r1 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r1 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 9 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r1 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r1 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 10 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r1 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r1 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 11 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r1 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r1 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 12 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r1 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r1 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 13 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r1 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r2 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 14 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r2 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r2 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 15 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r2 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r2 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 16 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r2 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r2 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 17 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r2 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r2 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 18 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r2 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r2 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 19 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r2 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r2 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 20 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r2 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v3) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r3 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 21 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r3 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r3 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 22 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r3 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r3 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 23 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r3 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r3 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 24 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r3 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r3 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 25 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r3 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 25 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r3 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 26 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r3 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 26 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r3 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 27 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r3 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 27 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v4) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r4 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 28 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r4 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 28 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r4 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 29 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r4 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 29 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r4 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 30 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r4 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 30 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r4 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 31 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r4 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 31 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r4 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 32 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r4 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 32 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r4 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 33 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r4 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 33 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r4 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 34 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r4 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 34 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v5) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r5 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 35 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r5 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 35 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r5 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 36 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r5 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 36 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r5 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 37 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r5 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 37 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r5 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 38 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r5 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 38 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r5 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 39 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r5 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 39 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r5 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 40 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r5 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 40 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r5 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 41 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r5 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 41 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v6) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r6 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 42 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r6 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 42 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r6 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 43 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r6 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 43 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r6 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 44 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r6 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 44 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r6 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 45 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r6 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 45 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r6 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 46 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r6 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 46 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r6 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 47 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r6 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 47 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r6 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 48 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r6 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 48 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -7617,13 +7616,13 @@ void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon(const void *args, const kfi_par *p
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 310 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
-  x.x0[0] = ((0 - PL) % 1 + 1) % 1;
-  x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
+  x.x0[0] = 0;
+  x.n[0] = W;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 6 - PL, hi = (OW - 1) * 1 + 0 - PL + 1;
-    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 0) / 1;
-    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 0) / 1;
+    const int64_t lo = 6 - PL, hi = (OW - 1) - PL + 1;
+    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0]);
+    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0]);
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
     if (x.khi[0] > x.n[0]) x.khi[0] = x.n[0];
     if (x.khi[0] < x.klo[0]) x.khi[0] = x.klo[0];

@@ -50,23 +50,23 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -74,7 +74,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -84,7 +84,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -96,7 +96,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -110,7 +110,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -126,7 +126,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -142,7 +142,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -158,7 +158,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -172,7 +172,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -184,17 +184,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -204,22 +204,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -227,7 +227,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -237,7 +237,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -249,7 +249,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -263,7 +263,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -279,7 +279,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -295,7 +295,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -311,7 +311,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -325,7 +325,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -337,17 +337,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -357,22 +357,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -380,7 +380,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -390,7 +390,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -402,7 +402,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -416,7 +416,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -432,7 +432,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -448,7 +448,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -464,7 +464,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -478,7 +478,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -490,17 +490,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -510,22 +510,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -533,7 +533,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -543,7 +543,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -555,7 +555,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -569,7 +569,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -585,7 +585,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -601,7 +601,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -617,7 +617,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -631,7 +631,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -643,17 +643,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -663,22 +663,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -686,7 +686,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -696,7 +696,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -708,7 +708,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -722,7 +722,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -738,7 +738,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -754,7 +754,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -770,7 +770,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -784,7 +784,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -796,17 +796,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -816,22 +816,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -839,7 +839,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -849,7 +849,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -861,7 +861,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -875,7 +875,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -891,7 +891,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -907,7 +907,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -923,7 +923,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -937,7 +937,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -949,17 +949,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -969,22 +969,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -992,7 +992,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -1002,7 +1002,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1014,7 +1014,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1028,7 +1028,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1044,7 +1044,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1060,7 +1060,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1076,7 +1076,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1090,7 +1090,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1102,17 +1102,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1121,7 +1121,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -1148,23 +1148,23 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1172,7 +1172,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -1182,7 +1182,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1194,7 +1194,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1208,7 +1208,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1224,7 +1224,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1242,7 +1242,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1260,7 +1260,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1276,7 +1276,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1290,7 +1290,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1302,17 +1302,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1322,22 +1322,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1345,7 +1345,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -1355,7 +1355,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1367,7 +1367,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1381,7 +1381,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1397,7 +1397,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1415,7 +1415,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1433,7 +1433,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1449,7 +1449,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1463,7 +1463,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1475,17 +1475,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1495,22 +1495,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1518,7 +1518,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -1528,7 +1528,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1540,7 +1540,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1554,7 +1554,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1570,7 +1570,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1588,7 +1588,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1606,7 +1606,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1622,7 +1622,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1636,7 +1636,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1648,17 +1648,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1668,22 +1668,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1691,7 +1691,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -1701,7 +1701,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1713,7 +1713,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1727,7 +1727,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1743,7 +1743,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1761,7 +1761,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1779,7 +1779,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1795,7 +1795,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1809,7 +1809,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1821,17 +1821,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1841,22 +1841,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1864,7 +1864,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -1874,7 +1874,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1886,7 +1886,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1900,7 +1900,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1916,7 +1916,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1934,7 +1934,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1952,7 +1952,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1968,7 +1968,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1982,7 +1982,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1994,17 +1994,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2014,22 +2014,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -2037,7 +2037,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -2047,7 +2047,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2059,7 +2059,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2073,7 +2073,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2089,7 +2089,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2107,7 +2107,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2125,7 +2125,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2141,7 +2141,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2155,7 +2155,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2167,17 +2167,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2187,22 +2187,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -2210,7 +2210,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -2220,7 +2220,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2232,7 +2232,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2246,7 +2246,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2262,7 +2262,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2280,7 +2280,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2298,7 +2298,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2314,7 +2314,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2328,7 +2328,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2340,17 +2340,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2359,7 +2359,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -2389,23 +2389,23 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2413,7 +2413,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -2423,7 +2423,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2435,7 +2435,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2449,7 +2449,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2465,7 +2465,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2483,7 +2483,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2503,7 +2503,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2521,7 +2521,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2537,7 +2537,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2551,7 +2551,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2563,17 +2563,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2583,22 +2583,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2606,7 +2606,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -2616,7 +2616,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2628,7 +2628,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2642,7 +2642,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2658,7 +2658,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2676,7 +2676,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2696,7 +2696,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2714,7 +2714,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2730,7 +2730,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2744,7 +2744,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2756,17 +2756,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2776,22 +2776,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2799,7 +2799,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -2809,7 +2809,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2821,7 +2821,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2835,7 +2835,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2851,7 +2851,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2869,7 +2869,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2889,7 +2889,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2907,7 +2907,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2923,7 +2923,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2937,7 +2937,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2949,17 +2949,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2969,22 +2969,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2992,7 +2992,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -3002,7 +3002,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -3014,7 +3014,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3028,7 +3028,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3044,7 +3044,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3062,7 +3062,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3082,7 +3082,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3100,7 +3100,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3116,7 +3116,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -3130,7 +3130,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3142,17 +3142,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3162,22 +3162,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -3185,7 +3185,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -3195,7 +3195,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -3207,7 +3207,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3221,7 +3221,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3237,7 +3237,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3255,7 +3255,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3275,7 +3275,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3293,7 +3293,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3309,7 +3309,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -3323,7 +3323,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3335,17 +3335,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3355,22 +3355,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -3378,7 +3378,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -3388,7 +3388,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -3400,7 +3400,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3414,7 +3414,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3430,7 +3430,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3448,7 +3448,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3468,7 +3468,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3486,7 +3486,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3502,7 +3502,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -3516,7 +3516,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3528,17 +3528,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3548,22 +3548,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -3571,7 +3571,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -3581,7 +3581,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -3593,7 +3593,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3607,7 +3607,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3623,7 +3623,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3641,7 +3641,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3661,7 +3661,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3679,7 +3679,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3695,7 +3695,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -3709,7 +3709,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3721,17 +3721,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3740,7 +3740,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -3773,23 +3773,23 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -3797,7 +3797,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -3807,7 +3807,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -3819,7 +3819,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -3833,7 +3833,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3849,7 +3849,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3867,7 +3867,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3887,7 +3887,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3907,7 +3907,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3925,7 +3925,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3941,7 +3941,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -3955,7 +3955,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3967,17 +3967,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3987,22 +3987,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4010,7 +4010,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -4020,7 +4020,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -4032,7 +4032,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -4046,7 +4046,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -4062,7 +4062,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4080,7 +4080,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4100,7 +4100,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4120,7 +4120,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4138,7 +4138,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4154,7 +4154,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4168,7 +4168,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4180,17 +4180,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4200,22 +4200,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4223,7 +4223,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -4233,7 +4233,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -4245,7 +4245,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -4259,7 +4259,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -4275,7 +4275,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4293,7 +4293,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4313,7 +4313,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4333,7 +4333,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4351,7 +4351,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4367,7 +4367,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4381,7 +4381,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4393,17 +4393,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4413,22 +4413,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4436,7 +4436,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -4446,7 +4446,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -4458,7 +4458,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -4472,7 +4472,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -4488,7 +4488,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4506,7 +4506,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4526,7 +4526,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4546,7 +4546,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4564,7 +4564,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4580,7 +4580,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4594,7 +4594,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4606,17 +4606,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4626,22 +4626,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4649,7 +4649,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -4659,7 +4659,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -4671,7 +4671,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -4685,7 +4685,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -4701,7 +4701,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4719,7 +4719,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4739,7 +4739,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4759,7 +4759,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4777,7 +4777,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4793,7 +4793,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4807,7 +4807,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4819,17 +4819,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4839,22 +4839,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4862,7 +4862,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -4872,7 +4872,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -4884,7 +4884,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -4898,7 +4898,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -4914,7 +4914,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4932,7 +4932,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4952,7 +4952,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4972,7 +4972,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4990,7 +4990,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5006,7 +5006,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5020,7 +5020,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -5032,17 +5032,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5052,22 +5052,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -5075,7 +5075,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -5085,7 +5085,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -5097,7 +5097,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -5111,7 +5111,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -5127,7 +5127,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5145,7 +5145,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5165,7 +5165,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5185,7 +5185,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5203,7 +5203,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5219,7 +5219,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5233,7 +5233,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -5245,17 +5245,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5264,7 +5264,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -5284,23 +5284,23 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5308,7 +5308,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5318,7 +5318,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5328,7 +5328,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5338,7 +5338,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5348,7 +5348,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5358,17 +5358,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5378,22 +5378,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5401,7 +5401,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5411,7 +5411,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5421,7 +5421,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5431,7 +5431,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5441,7 +5441,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5451,17 +5451,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5471,22 +5471,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5494,7 +5494,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5504,7 +5504,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5514,7 +5514,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5524,7 +5524,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5534,7 +5534,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5544,17 +5544,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5564,22 +5564,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5587,7 +5587,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5597,7 +5597,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5607,7 +5607,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5617,7 +5617,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5627,7 +5627,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5637,17 +5637,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5657,22 +5657,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5680,7 +5680,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5690,7 +5690,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5700,7 +5700,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5710,7 +5710,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5720,7 +5720,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5730,17 +5730,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5750,22 +5750,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5773,7 +5773,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5783,7 +5783,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5793,7 +5793,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5803,7 +5803,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5813,7 +5813,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5823,17 +5823,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5843,22 +5843,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5866,7 +5866,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5876,7 +5876,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5886,7 +5886,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5896,7 +5896,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5906,7 +5906,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5916,17 +5916,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5935,7 +5935,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
   }
 }
 
@@ -5951,23 +5951,23 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -5975,7 +5975,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -5985,7 +5985,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5997,7 +5997,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6009,7 +6009,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6021,7 +6021,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6033,7 +6033,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6045,17 +6045,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6065,22 +6065,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6088,7 +6088,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6098,7 +6098,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6110,7 +6110,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6122,7 +6122,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6134,7 +6134,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6146,7 +6146,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6158,17 +6158,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6178,22 +6178,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6201,7 +6201,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6211,7 +6211,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6223,7 +6223,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6235,7 +6235,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6247,7 +6247,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6259,7 +6259,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6271,17 +6271,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6291,22 +6291,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6314,7 +6314,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6324,7 +6324,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6336,7 +6336,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6348,7 +6348,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6360,7 +6360,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6372,7 +6372,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6384,17 +6384,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6404,22 +6404,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6427,7 +6427,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6437,7 +6437,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6449,7 +6449,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6461,7 +6461,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6473,7 +6473,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6485,7 +6485,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6497,17 +6497,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6517,22 +6517,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6540,7 +6540,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6550,7 +6550,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6562,7 +6562,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6574,7 +6574,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6586,7 +6586,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6598,7 +6598,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6610,17 +6610,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6630,22 +6630,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6653,7 +6653,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6663,7 +6663,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6675,7 +6675,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6687,7 +6687,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6699,7 +6699,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6711,7 +6711,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6723,17 +6723,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6742,7 +6742,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
   }
 }
@@ -6761,23 +6761,23 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -6785,7 +6785,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -6795,7 +6795,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6807,7 +6807,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6821,7 +6821,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6835,7 +6835,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6849,7 +6849,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6863,7 +6863,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6875,17 +6875,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6895,22 +6895,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -6918,7 +6918,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -6928,7 +6928,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6940,7 +6940,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6954,7 +6954,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6968,7 +6968,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6982,7 +6982,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6996,7 +6996,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7008,17 +7008,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7028,22 +7028,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7051,7 +7051,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -7061,7 +7061,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7073,7 +7073,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7087,7 +7087,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7101,7 +7101,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7115,7 +7115,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7129,7 +7129,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7141,17 +7141,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7161,22 +7161,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7184,7 +7184,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -7194,7 +7194,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7206,7 +7206,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7220,7 +7220,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7234,7 +7234,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7248,7 +7248,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7262,7 +7262,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7274,17 +7274,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7294,22 +7294,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7317,7 +7317,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -7327,7 +7327,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7339,7 +7339,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7353,7 +7353,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7367,7 +7367,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7381,7 +7381,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7395,7 +7395,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7407,17 +7407,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7427,22 +7427,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7450,7 +7450,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -7460,7 +7460,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7472,7 +7472,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7486,7 +7486,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7500,7 +7500,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7514,7 +7514,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7528,7 +7528,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7540,17 +7540,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7560,22 +7560,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7583,7 +7583,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -7593,7 +7593,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7605,7 +7605,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7619,7 +7619,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7633,7 +7633,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7647,7 +7647,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7661,7 +7661,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7673,17 +7673,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7692,7 +7692,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
   }
@@ -7714,23 +7714,23 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -7738,7 +7738,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -7748,7 +7748,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -7760,7 +7760,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7774,7 +7774,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7790,7 +7790,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7806,7 +7806,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7822,7 +7822,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7836,7 +7836,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7848,17 +7848,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7868,22 +7868,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -7891,7 +7891,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -7901,7 +7901,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -7913,7 +7913,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7927,7 +7927,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7943,7 +7943,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7959,7 +7959,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7975,7 +7975,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7989,7 +7989,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8001,17 +8001,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8021,22 +8021,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -8044,7 +8044,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -8054,7 +8054,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8066,7 +8066,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8080,7 +8080,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8096,7 +8096,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8112,7 +8112,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8128,7 +8128,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8142,7 +8142,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8154,17 +8154,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8174,22 +8174,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -8197,7 +8197,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -8207,7 +8207,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8219,7 +8219,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8233,7 +8233,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8249,7 +8249,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8265,7 +8265,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8281,7 +8281,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8295,7 +8295,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8307,17 +8307,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8327,22 +8327,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -8350,7 +8350,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -8360,7 +8360,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8372,7 +8372,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8386,7 +8386,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8402,7 +8402,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8418,7 +8418,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8434,7 +8434,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8448,7 +8448,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8460,17 +8460,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8480,22 +8480,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -8503,7 +8503,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -8513,7 +8513,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8525,7 +8525,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8539,7 +8539,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8555,7 +8555,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8571,7 +8571,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8587,7 +8587,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8601,7 +8601,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8613,17 +8613,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8633,22 +8633,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -8656,7 +8656,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -8666,7 +8666,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8678,7 +8678,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8692,7 +8692,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8708,7 +8708,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8724,7 +8724,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8740,7 +8740,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8754,7 +8754,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8766,17 +8766,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8785,7 +8785,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -8810,23 +8810,23 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -8834,7 +8834,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -8844,7 +8844,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -8856,7 +8856,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8870,7 +8870,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8886,7 +8886,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8904,7 +8904,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8922,7 +8922,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8938,7 +8938,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8952,7 +8952,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8964,17 +8964,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8984,22 +8984,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9007,7 +9007,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9017,7 +9017,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9029,7 +9029,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9043,7 +9043,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9059,7 +9059,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9077,7 +9077,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -9095,7 +9095,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9111,7 +9111,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9125,7 +9125,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9137,17 +9137,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9157,22 +9157,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9180,7 +9180,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9190,7 +9190,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9202,7 +9202,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9216,7 +9216,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9232,7 +9232,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9250,7 +9250,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -9268,7 +9268,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9284,7 +9284,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9298,7 +9298,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9310,17 +9310,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9330,22 +9330,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9353,7 +9353,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9363,7 +9363,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9375,7 +9375,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9389,7 +9389,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9405,7 +9405,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9423,7 +9423,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -9441,7 +9441,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9457,7 +9457,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9471,7 +9471,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9483,17 +9483,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9503,22 +9503,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9526,7 +9526,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9536,7 +9536,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9548,7 +9548,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9562,7 +9562,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9578,7 +9578,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9596,7 +9596,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -9614,7 +9614,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9630,7 +9630,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9644,7 +9644,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9656,17 +9656,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9676,22 +9676,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9699,7 +9699,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9709,7 +9709,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9721,7 +9721,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9735,7 +9735,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9751,7 +9751,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9769,7 +9769,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -9787,7 +9787,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9803,7 +9803,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9817,7 +9817,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9829,17 +9829,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9849,22 +9849,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9872,7 +9872,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9882,7 +9882,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9894,7 +9894,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9908,7 +9908,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9924,7 +9924,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9942,7 +9942,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -9960,7 +9960,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9976,7 +9976,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9990,7 +9990,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10002,17 +10002,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10021,7 +10021,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -10049,23 +10049,23 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10073,7 +10073,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -10083,7 +10083,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -10095,7 +10095,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -10109,7 +10109,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -10125,7 +10125,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -10143,7 +10143,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -10163,7 +10163,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -10181,7 +10181,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10197,7 +10197,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -10211,7 +10211,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10223,17 +10223,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10243,22 +10243,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10266,7 +10266,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -10276,7 +10276,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -10288,7 +10288,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -10302,7 +10302,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -10318,7 +10318,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -10336,7 +10336,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -10356,7 +10356,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -10374,7 +10374,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10390,7 +10390,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -10404,7 +10404,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10416,17 +10416,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10436,22 +10436,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10459,7 +10459,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -10469,7 +10469,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -10481,7 +10481,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -10495,7 +10495,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -10511,7 +10511,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -10529,7 +10529,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -10549,7 +10549,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -10567,7 +10567,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10583,7 +10583,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -10597,7 +10597,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10609,17 +10609,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10629,22 +10629,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10652,7 +10652,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -10662,7 +10662,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -10674,7 +10674,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -10688,7 +10688,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -10704,7 +10704,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -10722,7 +10722,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -10742,7 +10742,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -10760,7 +10760,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10776,7 +10776,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -10790,7 +10790,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10802,17 +10802,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10822,22 +10822,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10845,7 +10845,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -10855,7 +10855,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -10867,7 +10867,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -10881,7 +10881,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -10897,7 +10897,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -10915,7 +10915,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -10935,7 +10935,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -10953,7 +10953,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10969,7 +10969,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -10983,7 +10983,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10995,17 +10995,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11015,22 +11015,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -11038,7 +11038,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -11048,7 +11048,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -11060,7 +11060,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -11074,7 +11074,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -11090,7 +11090,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -11108,7 +11108,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -11128,7 +11128,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -11146,7 +11146,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11162,7 +11162,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -11176,7 +11176,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11188,17 +11188,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11208,22 +11208,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -11231,7 +11231,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -11241,7 +11241,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -11253,7 +11253,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -11267,7 +11267,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -11283,7 +11283,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -11301,7 +11301,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -11321,7 +11321,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -11339,7 +11339,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11355,7 +11355,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -11369,7 +11369,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11381,17 +11381,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11400,7 +11400,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -11431,23 +11431,23 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -11455,7 +11455,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -11465,7 +11465,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -11477,7 +11477,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -11491,7 +11491,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -11507,7 +11507,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -11525,7 +11525,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -11545,7 +11545,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -11565,7 +11565,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -11583,7 +11583,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11599,7 +11599,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -11613,7 +11613,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11625,17 +11625,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11645,22 +11645,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -11668,7 +11668,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -11678,7 +11678,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -11690,7 +11690,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -11704,7 +11704,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -11720,7 +11720,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -11738,7 +11738,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -11758,7 +11758,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -11778,7 +11778,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -11796,7 +11796,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11812,7 +11812,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -11826,7 +11826,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11838,17 +11838,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11858,22 +11858,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -11881,7 +11881,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -11891,7 +11891,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -11903,7 +11903,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -11917,7 +11917,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -11933,7 +11933,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -11951,7 +11951,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -11971,7 +11971,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -11991,7 +11991,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -12009,7 +12009,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12025,7 +12025,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -12039,7 +12039,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12051,17 +12051,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12071,22 +12071,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -12094,7 +12094,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -12104,7 +12104,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -12116,7 +12116,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -12130,7 +12130,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -12146,7 +12146,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -12164,7 +12164,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -12184,7 +12184,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -12204,7 +12204,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -12222,7 +12222,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12238,7 +12238,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -12252,7 +12252,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12264,17 +12264,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12284,22 +12284,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -12307,7 +12307,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -12317,7 +12317,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -12329,7 +12329,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -12343,7 +12343,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -12359,7 +12359,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -12377,7 +12377,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -12397,7 +12397,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -12417,7 +12417,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -12435,7 +12435,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12451,7 +12451,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -12465,7 +12465,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12477,17 +12477,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12497,22 +12497,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -12520,7 +12520,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -12530,7 +12530,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -12542,7 +12542,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -12556,7 +12556,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -12572,7 +12572,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -12590,7 +12590,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -12610,7 +12610,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -12630,7 +12630,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -12648,7 +12648,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12664,7 +12664,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -12678,7 +12678,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12690,17 +12690,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12710,22 +12710,22 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -12733,7 +12733,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -12743,7 +12743,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -12755,7 +12755,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -12769,7 +12769,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -12785,7 +12785,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -12803,7 +12803,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -12823,7 +12823,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -12843,7 +12843,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -12861,7 +12861,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12877,7 +12877,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -12891,7 +12891,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12903,17 +12903,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12922,7 +12922,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -12945,259 +12945,259 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const uint16_t *g = r0 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 0 * CM + c0 * 2 + 4), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r0 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 1 * CM + c0 * 2 + 4), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r0 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 2 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const uint16_t *g = r0 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 3 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const uint16_t *g = r0 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 4 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const uint16_t *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 5 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 6 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const uint16_t *g = r1 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 7 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r1 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 8 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r1 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 9 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 9 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 9 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const uint16_t *g = r1 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 10 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 10 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 10 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const uint16_t *g = r1 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 11 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 11 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 11 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const uint16_t *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 12 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 12 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 12 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 13 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 13 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 13 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const uint16_t *g = r2 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 14 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 14 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 14 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r2 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 15 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 15 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 15 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r2 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 16 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 16 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 16 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const uint16_t *g = r2 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 17 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 17 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 17 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const uint16_t *g = r2 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 18 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 18 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 18 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const uint16_t *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 19 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 19 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 19 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 20 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 20 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 20 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
         const uint16_t *g = r3 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 21 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 21 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 21 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r3 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 22 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 22 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 22 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r3 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 23 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 23 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 23 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const uint16_t *g = r3 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 24 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 24 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 24 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const uint16_t *g = r3 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 25 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 25 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 25 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const uint16_t *g = r3 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 26 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 26 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 26 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const uint16_t *g = r3 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 27 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r3 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 27 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 27 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
         const uint16_t *g = r4 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 28 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 28 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 28 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r4 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 29 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 29 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 29 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r4 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 30 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 30 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 30 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const uint16_t *g = r4 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 31 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 31 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 31 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const uint16_t *g = r4 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 32 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 32 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 32 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const uint16_t *g = r4 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 33 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 33 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 33 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const uint16_t *g = r4 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 34 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r4 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 34 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 34 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       if (cm & 1u) {
         const uint16_t *g = r5 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 35 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 35 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 35 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r5 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 36 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 36 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 36 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r5 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 37 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 37 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 37 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const uint16_t *g = r5 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 38 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 38 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 38 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const uint16_t *g = r5 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 39 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 39 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 39 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const uint16_t *g = r5 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 40 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 40 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 40 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const uint16_t *g = r5 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 41 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r5 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 41 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 41 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       if (cm & 1u) {
         const uint16_t *g = r6 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 42 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 42 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 42 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r6 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 43 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 43 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 43 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r6 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 44 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 44 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 44 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const uint16_t *g = r6 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 45 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 45 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 45 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const uint16_t *g = r6 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 46 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 46 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 46 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const uint16_t *g = r6 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 47 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 47 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 47 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const uint16_t *g = r6 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 48 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r6 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 48 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 48 * CM + c0 * 2 + 4), s_1);
       }
     }
@@ -13215,29 +13215,29 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 4);
+        const kv_f f = kv_ld(flt + c0 * 2 + 4);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0 * 2 + 4), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 4);
+        const kv_f f = kv_ld(flt + CM + c0 * 2 + 4);
         if (ca & 2u) sa_1 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0 * 2 + 4), f, sa_1);
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 4);
@@ -13245,9 +13245,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 4);
@@ -13255,9 +13255,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 4);
@@ -13265,9 +13265,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 4);
@@ -13275,21 +13275,21 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 4);
@@ -13297,9 +13297,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 4);
@@ -13307,9 +13307,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 4);
@@ -13317,9 +13317,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 4);
@@ -13327,9 +13327,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 4);
@@ -13337,9 +13337,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 4);
@@ -13347,21 +13347,21 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 4);
@@ -13369,9 +13369,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 4);
@@ -13379,9 +13379,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 4);
@@ -13389,9 +13389,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 4);
@@ -13399,9 +13399,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 4);
@@ -13409,9 +13409,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 4);
@@ -13419,21 +13419,21 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 4);
@@ -13441,9 +13441,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 4);
@@ -13451,9 +13451,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 4);
@@ -13461,9 +13461,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 4);
@@ -13471,9 +13471,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 25 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 25 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 25 * CM + c0 * 2 + 4);
@@ -13481,9 +13481,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 26 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 26 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 26 * CM + c0 * 2 + 4);
@@ -13491,21 +13491,21 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 27 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 27 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 27 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 28 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 28 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 28 * CM + c0 * 2 + 4);
@@ -13513,9 +13513,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 29 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 29 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 29 * CM + c0 * 2 + 4);
@@ -13523,9 +13523,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 30 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 30 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 30 * CM + c0 * 2 + 4);
@@ -13533,9 +13533,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 31 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 31 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 31 * CM + c0 * 2 + 4);
@@ -13543,9 +13543,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 32 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 32 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 32 * CM + c0 * 2 + 4);
@@ -13553,9 +13553,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 33 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 33 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 33 * CM + c0 * 2 + 4);
@@ -13563,21 +13563,21 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 34 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 34 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 34 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       {
-        const kv_f f = kv_ld(flt + 35 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 35 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 35 * CM + c0 * 2 + 4);
@@ -13585,9 +13585,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 36 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 36 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 36 * CM + c0 * 2 + 4);
@@ -13595,9 +13595,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 37 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 37 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 37 * CM + c0 * 2 + 4);
@@ -13605,9 +13605,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 38 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 38 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 38 * CM + c0 * 2 + 4);
@@ -13615,9 +13615,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 39 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 39 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 39 * CM + c0 * 2 + 4);
@@ -13625,9 +13625,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 40 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 40 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 40 * CM + c0 * 2 + 4);
@@ -13635,21 +13635,21 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 41 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 41 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 41 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       {
-        const kv_f f = kv_ld(flt + 42 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 42 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 42 * CM + c0 * 2 + 4);
@@ -13657,9 +13657,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 43 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 43 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 43 * CM + c0 * 2 + 4);
@@ -13667,9 +13667,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 44 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 44 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 44 * CM + c0 * 2 + 4);
@@ -13677,9 +13677,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 45 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 45 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 45 * CM + c0 * 2 + 4);
@@ -13687,9 +13687,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 46 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 46 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 46 * CM + c0 * 2 + 4);
@@ -13697,9 +13697,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 47 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 47 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 47 * CM + c0 * 2 + 4);
@@ -13707,14 +13707,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 48 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 48 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 48 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -13733,33 +13733,33 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_row0(const kfg_dwbpi_bf16_n
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
-  const int v0 = ty0 >= 0 && ty0 / 1 < OH;
-  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
+  const int64_t ty0 = iy + a->pad_top; /* oy */
+  const int v0 = ty0 >= 0 && ty0 < OH;
+  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
-  const int64_t ty1 = iy + a->pad_top - 1; /* oy * 1 */
-  const int v1 = ty1 >= 0 && ty1 / 1 < OH;
-  const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 / 1 : 0)) * OW * CM;
+  const int64_t ty1 = iy + a->pad_top - 1; /* oy */
+  const int v1 = ty1 >= 0 && ty1 < OH;
+  const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 : 0)) * OW * CM;
   vm |= v1 ? 2u : 0u;
-  const int64_t ty2 = iy + a->pad_top - 2; /* oy * 1 */
-  const int v2 = ty2 >= 0 && ty2 / 1 < OH;
-  const uint16_t *r2 = dy + (b * OH + (v2 ? ty2 / 1 : 0)) * OW * CM;
+  const int64_t ty2 = iy + a->pad_top - 2; /* oy */
+  const int v2 = ty2 >= 0 && ty2 < OH;
+  const uint16_t *r2 = dy + (b * OH + (v2 ? ty2 : 0)) * OW * CM;
   vm |= v2 ? 4u : 0u;
-  const int64_t ty3 = iy + a->pad_top - 3; /* oy * 1 */
-  const int v3 = ty3 >= 0 && ty3 / 1 < OH;
-  const uint16_t *r3 = dy + (b * OH + (v3 ? ty3 / 1 : 0)) * OW * CM;
+  const int64_t ty3 = iy + a->pad_top - 3; /* oy */
+  const int v3 = ty3 >= 0 && ty3 < OH;
+  const uint16_t *r3 = dy + (b * OH + (v3 ? ty3 : 0)) * OW * CM;
   vm |= v3 ? 8u : 0u;
-  const int64_t ty4 = iy + a->pad_top - 4; /* oy * 1 */
-  const int v4 = ty4 >= 0 && ty4 / 1 < OH;
-  const uint16_t *r4 = dy + (b * OH + (v4 ? ty4 / 1 : 0)) * OW * CM;
+  const int64_t ty4 = iy + a->pad_top - 4; /* oy */
+  const int v4 = ty4 >= 0 && ty4 < OH;
+  const uint16_t *r4 = dy + (b * OH + (v4 ? ty4 : 0)) * OW * CM;
   vm |= v4 ? 16u : 0u;
-  const int64_t ty5 = iy + a->pad_top - 5; /* oy * 1 */
-  const int v5 = ty5 >= 0 && ty5 / 1 < OH;
-  const uint16_t *r5 = dy + (b * OH + (v5 ? ty5 / 1 : 0)) * OW * CM;
+  const int64_t ty5 = iy + a->pad_top - 5; /* oy */
+  const int v5 = ty5 >= 0 && ty5 < OH;
+  const uint16_t *r5 = dy + (b * OH + (v5 ? ty5 : 0)) * OW * CM;
   vm |= v5 ? 32u : 0u;
-  const int64_t ty6 = iy + a->pad_top - 6; /* oy * 1 */
-  const int v6 = ty6 >= 0 && ty6 / 1 < OH;
-  const uint16_t *r6 = dy + (b * OH + (v6 ? ty6 / 1 : 0)) * OW * CM;
+  const int64_t ty6 = iy + a->pad_top - 6; /* oy */
+  const int v6 = ty6 >= 0 && ty6 < OH;
+  const uint16_t *r6 = dy + (b * OH + (v6 ? ty6 : 0)) * OW * CM;
   vm |= v6 ? 64u : 0u;
   { /* column phase 0: filter cols { 0, 1, 2, 3, 4, 5, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
@@ -13770,17 +13770,17 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_row0(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 1 ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 1 ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 1 ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 1 ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 1 ? 16u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW * 1 ? 32u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 1 ? 64u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW ? 16u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW ? 32u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW ? 64u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
-          const int64_t ia = x0 + k * 1, ib = x0 + kb * 1;
-          kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_pair00(r0, r1, r2, r3, r4, r5, r6, vm, (ia + PL - 6) / 1, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_CM(ia), d + ia * C,
-                      (ib + PL - 6) / 1, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_CM(ib), d + ib * C, flt, CM, cb, ce);
+          const int64_t ia = x0 + k, ib = x0 + kb;
+          kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_pair00(r0, r1, r2, r3, r4, r5, r6, vm, (ia + PL - 6), kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_CM(ia), d + ia * C,
+                      (ib + PL - 6), kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_CM(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
-          ix = x0 + k1 * 1;
-          kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6) / 1, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_CM(ix), flt, d + ix * C, CM, cb, ce);
+          ix = x0 + k1;
+          kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6), kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_CM(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
 #undef kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_CM
@@ -13790,9 +13790,8 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_row0(const kfg_dwbpi_bf16_n
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-          const int64_t q0 = (x0 + k * 1 + PL - 6) / 1;
-          uint16_t *o = d + (x0 + k * 1) * C;
+          const int64_t q0 = (x0 + k + PL - 6);
+          uint16_t *o = d + (x0 + k) * C;
           if (all && wb > 4) {
             switch (wb) {
               case 5: kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_fast00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
@@ -13822,412 +13821,412 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_row0(const kfg_dwbpi_bf16_n
       const int m0 = 2 * rem < 4 ? 2 * rem : 4, m1 = 2 * rem - m0;
       c0 = CV;
       for (k = 0; k < n; k++) {
-        ix = x0 + k * 1;
+        ix = x0 + k;
         {
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r0 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r0 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
+                              kv_ldn(flt + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r0 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r0 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
+                              kv_ldn(flt + CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r0 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r0 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 2 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r0 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r0 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 3 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r0 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r0 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 4 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r0 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r0 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 5 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r0 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r0 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 6 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r1 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r1 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 7 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r1 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r1 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 8 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r1 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 9 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r1 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 9 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r1 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 10 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r1 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 10 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r1 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 11 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r1 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 11 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r1 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 12 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r1 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 12 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r1 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 13 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r1 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 13 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r2 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 14 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r2 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 14 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r2 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 15 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r2 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 15 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r2 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 16 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r2 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 16 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r2 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 17 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r2 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 17 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r2 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 18 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r2 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 18 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r2 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 19 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r2 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 19 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r2 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 20 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r2 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 20 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v3) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r3 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 21 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r3 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 21 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r3 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 22 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r3 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 22 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r3 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 23 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r3 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 23 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r3 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 24 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r3 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 24 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r3 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 25 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r3 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 25 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 25 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r3 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 26 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r3 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 26 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 26 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r3 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 27 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r3 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 27 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 27 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v4) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r4 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 28 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r4 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 28 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 28 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r4 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 29 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r4 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 29 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 29 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r4 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 30 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r4 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 30 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 30 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r4 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 31 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r4 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 31 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 31 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r4 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 32 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r4 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 32 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 32 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r4 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 33 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r4 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 33 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 33 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r4 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 34 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r4 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 34 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 34 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v5) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r5 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 35 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r5 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 35 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 35 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r5 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 36 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r5 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 36 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 36 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r5 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 37 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r5 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 37 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 37 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r5 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 38 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r5 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 38 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 38 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r5 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 39 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r5 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 39 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 39 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r5 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 40 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r5 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 40 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 40 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r5 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 41 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r5 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 41 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 41 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v6) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r6 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 42 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r6 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 42 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 42 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r6 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 43 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r6 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 43 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 43 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r6 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 44 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r6 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 44 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 44 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r6 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 45 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r6 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 45 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 45 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r6 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 46 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r6 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 46 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 46 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const uint16_t *g = r6 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 47 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const uint16_t *g = r6 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 47 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 47 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const uint16_t *g = r6 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 48 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const uint16_t *g = r6 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 48 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 48 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
@@ -14268,13 +14267,13 @@ void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon(const void *args, const kfi_par *p
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 604 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
-  x.x0[0] = ((0 - PL) % 1 + 1) % 1;
-  x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
+  x.x0[0] = 0;
+  x.n[0] = W;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 6 - PL, hi = (OW - 1) * 1 + 0 - PL + 1;
-    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 0) / 1;
-    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 0) / 1;
+    const int64_t lo = 6 - PL, hi = (OW - 1) - PL + 1;
+    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0]);
+    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0]);
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
     if (x.khi[0] > x.n[0]) x.khi[0] = x.n[0];
     if (x.khi[0] < x.klo[0]) x.khi[0] = x.klo[0];

@@ -56,17 +56,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -74,7 +74,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -84,7 +84,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -96,7 +96,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -110,7 +110,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -124,7 +124,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -136,17 +136,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -156,16 +156,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -173,7 +173,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -183,7 +183,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -195,7 +195,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -209,7 +209,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -223,7 +223,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -235,17 +235,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -255,16 +255,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -272,7 +272,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -282,7 +282,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -294,7 +294,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -308,7 +308,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -322,7 +322,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -334,17 +334,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -354,16 +354,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -371,7 +371,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -381,7 +381,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -393,7 +393,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -407,7 +407,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -421,7 +421,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -433,17 +433,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -479,17 +479,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -497,7 +497,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -507,7 +507,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -519,7 +519,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -533,7 +533,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -547,7 +547,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -561,7 +561,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -573,17 +573,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -593,16 +593,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -610,7 +610,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -620,7 +620,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -632,7 +632,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -646,7 +646,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -660,7 +660,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -674,7 +674,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -686,17 +686,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -706,16 +706,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -723,7 +723,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -733,7 +733,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -745,7 +745,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -759,7 +759,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -773,7 +773,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -787,7 +787,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -799,17 +799,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -819,16 +819,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -836,7 +836,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -846,7 +846,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -858,7 +858,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -872,7 +872,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -886,7 +886,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -900,7 +900,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -912,17 +912,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -961,17 +961,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -979,7 +979,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -989,7 +989,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1001,7 +1001,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1015,7 +1015,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1029,7 +1029,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1043,7 +1043,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1057,7 +1057,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1069,17 +1069,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1089,16 +1089,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -1106,7 +1106,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -1116,7 +1116,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1128,7 +1128,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1142,7 +1142,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1156,7 +1156,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1170,7 +1170,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1184,7 +1184,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1196,17 +1196,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1216,16 +1216,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -1233,7 +1233,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -1243,7 +1243,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1255,7 +1255,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1269,7 +1269,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1283,7 +1283,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1297,7 +1297,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1311,7 +1311,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1323,17 +1323,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1343,16 +1343,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -1360,7 +1360,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -1370,7 +1370,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1382,7 +1382,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1396,7 +1396,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1410,7 +1410,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1424,7 +1424,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1438,7 +1438,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1450,17 +1450,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1502,17 +1502,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -1520,7 +1520,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -1530,7 +1530,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -1542,7 +1542,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1556,7 +1556,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1570,7 +1570,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1584,7 +1584,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1598,7 +1598,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1612,7 +1612,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1624,17 +1624,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1644,16 +1644,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -1661,7 +1661,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -1671,7 +1671,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -1683,7 +1683,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1697,7 +1697,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1711,7 +1711,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1725,7 +1725,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1739,7 +1739,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1753,7 +1753,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1765,17 +1765,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1785,16 +1785,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -1802,7 +1802,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -1812,7 +1812,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -1824,7 +1824,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1838,7 +1838,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1852,7 +1852,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1866,7 +1866,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1880,7 +1880,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1894,7 +1894,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1906,17 +1906,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1926,16 +1926,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -1943,7 +1943,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -1953,7 +1953,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -1965,7 +1965,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1979,7 +1979,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1993,7 +1993,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2007,7 +2007,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2021,7 +2021,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2035,7 +2035,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2047,17 +2047,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2086,17 +2086,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -2104,7 +2104,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -2114,7 +2114,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -2124,17 +2124,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2144,16 +2144,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -2161,7 +2161,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -2171,7 +2171,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -2181,17 +2181,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2201,16 +2201,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -2218,7 +2218,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -2228,7 +2228,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -2238,17 +2238,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2258,16 +2258,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -2275,7 +2275,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -2285,7 +2285,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -2295,17 +2295,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2330,17 +2330,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -2348,7 +2348,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -2358,7 +2358,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2370,7 +2370,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2382,17 +2382,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2402,16 +2402,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -2419,7 +2419,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -2429,7 +2429,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2441,7 +2441,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2453,17 +2453,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2473,16 +2473,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -2490,7 +2490,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -2500,7 +2500,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2512,7 +2512,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2524,17 +2524,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2544,16 +2544,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -2561,7 +2561,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -2571,7 +2571,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2583,7 +2583,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2595,17 +2595,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2633,17 +2633,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -2651,7 +2651,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -2661,7 +2661,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2673,7 +2673,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2687,7 +2687,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2699,17 +2699,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2719,16 +2719,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -2736,7 +2736,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -2746,7 +2746,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2758,7 +2758,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2772,7 +2772,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2784,17 +2784,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2804,16 +2804,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -2821,7 +2821,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -2831,7 +2831,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2843,7 +2843,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2857,7 +2857,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2869,17 +2869,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2889,16 +2889,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -2906,7 +2906,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -2916,7 +2916,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2928,7 +2928,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2942,7 +2942,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2954,17 +2954,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2995,17 +2995,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -3013,7 +3013,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -3023,7 +3023,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3035,7 +3035,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3049,7 +3049,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3063,7 +3063,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3075,17 +3075,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3095,16 +3095,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -3112,7 +3112,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -3122,7 +3122,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3134,7 +3134,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3148,7 +3148,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3162,7 +3162,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3174,17 +3174,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3194,16 +3194,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -3211,7 +3211,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -3221,7 +3221,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3233,7 +3233,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3247,7 +3247,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3261,7 +3261,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3273,17 +3273,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3293,16 +3293,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -3310,7 +3310,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -3320,7 +3320,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3332,7 +3332,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3346,7 +3346,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3360,7 +3360,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3372,17 +3372,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3416,17 +3416,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -3434,7 +3434,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -3444,7 +3444,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -3456,7 +3456,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3470,7 +3470,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3484,7 +3484,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3498,7 +3498,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3510,17 +3510,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3530,16 +3530,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -3547,7 +3547,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -3557,7 +3557,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -3569,7 +3569,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3583,7 +3583,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3597,7 +3597,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3611,7 +3611,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3623,17 +3623,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3643,16 +3643,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -3660,7 +3660,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -3670,7 +3670,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -3682,7 +3682,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3696,7 +3696,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3710,7 +3710,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3724,7 +3724,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3736,17 +3736,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3756,16 +3756,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -3773,7 +3773,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -3783,7 +3783,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -3795,7 +3795,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3809,7 +3809,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3823,7 +3823,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3837,7 +3837,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3849,17 +3849,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3896,17 +3896,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -3914,7 +3914,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -3924,7 +3924,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -3936,7 +3936,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -3950,7 +3950,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3964,7 +3964,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3978,7 +3978,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3992,7 +3992,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4004,17 +4004,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4024,16 +4024,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -4041,7 +4041,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -4051,7 +4051,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -4063,7 +4063,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -4077,7 +4077,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -4091,7 +4091,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -4105,7 +4105,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4119,7 +4119,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4131,17 +4131,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4151,16 +4151,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -4168,7 +4168,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -4178,7 +4178,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -4190,7 +4190,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -4204,7 +4204,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -4218,7 +4218,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -4232,7 +4232,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4246,7 +4246,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4258,17 +4258,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4278,16 +4278,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -4295,7 +4295,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -4305,7 +4305,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -4317,7 +4317,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -4331,7 +4331,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -4345,7 +4345,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -4359,7 +4359,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4373,7 +4373,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4385,17 +4385,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4435,17 +4435,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4453,7 +4453,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -4463,7 +4463,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -4475,7 +4475,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -4489,7 +4489,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -4503,7 +4503,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -4517,7 +4517,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -4531,7 +4531,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4545,7 +4545,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4557,17 +4557,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4577,16 +4577,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4594,7 +4594,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -4604,7 +4604,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -4616,7 +4616,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -4630,7 +4630,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -4644,7 +4644,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -4658,7 +4658,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -4672,7 +4672,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4686,7 +4686,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4698,17 +4698,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4718,16 +4718,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4735,7 +4735,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -4745,7 +4745,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -4757,7 +4757,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -4771,7 +4771,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -4785,7 +4785,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -4799,7 +4799,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -4813,7 +4813,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4827,7 +4827,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4839,17 +4839,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4859,16 +4859,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4876,7 +4876,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -4886,7 +4886,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -4898,7 +4898,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -4912,7 +4912,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -4926,7 +4926,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -4940,7 +4940,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -4954,7 +4954,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4968,7 +4968,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4980,17 +4980,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5022,88 +5022,88 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const uint16_t *g = r0 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 0 * CM + c0 * 2 + 16), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r0 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 2 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 4 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 6 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const uint16_t *g = r2 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 14 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 14 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 14 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r2 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 16 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 16 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 16 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 18 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 18 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 18 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 20 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 20 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 20 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
         const uint16_t *g = r4 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 28 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 28 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 28 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r4 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 30 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 30 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 30 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r4 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 32 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 32 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 32 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
-        const uint16_t *g = r4 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 34 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r4 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 34 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 34 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       if (cm & 1u) {
         const uint16_t *g = r6 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 42 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 42 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 42 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r6 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 44 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 44 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 44 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r6 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 46 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 46 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 46 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
-        const uint16_t *g = r6 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 48 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r6 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 48 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 48 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -5121,19 +5121,19 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 16);
+        const kv_f f = kv_ld(flt + c0 * 2 + 16);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2 + 16), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 16);
@@ -5141,9 +5141,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 16);
@@ -5151,21 +5151,21 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 16);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 16);
@@ -5173,9 +5173,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 16);
@@ -5183,9 +5183,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 16);
@@ -5193,21 +5193,21 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 16);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 28 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 28 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 28 * CM + c0 * 2 + 16);
@@ -5215,9 +5215,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 30 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 30 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 30 * CM + c0 * 2 + 16);
@@ -5225,9 +5225,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 32 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 32 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 32 * CM + c0 * 2 + 16);
@@ -5235,21 +5235,21 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 34 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 34 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 34 * CM + c0 * 2 + 16);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       {
-        const kv_f f = kv_ld(flt + 42 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 42 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 42 * CM + c0 * 2 + 16);
@@ -5257,9 +5257,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 44 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 44 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 44 * CM + c0 * 2 + 16);
@@ -5267,9 +5267,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 46 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 46 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 46 * CM + c0 * 2 + 16);
@@ -5277,14 +5277,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 48 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 48 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 48 * CM + c0 * 2 + 16);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -5310,15 +5310,15 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -5326,7 +5326,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5336,7 +5336,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -5348,7 +5348,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -5360,7 +5360,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5372,17 +5372,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -5392,14 +5392,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -5407,7 +5407,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5417,7 +5417,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -5429,7 +5429,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -5441,7 +5441,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5453,17 +5453,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -5473,14 +5473,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -5488,7 +5488,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5498,7 +5498,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -5510,7 +5510,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -5522,7 +5522,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5534,17 +5534,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -5554,14 +5554,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -5569,7 +5569,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5579,7 +5579,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -5591,7 +5591,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -5603,7 +5603,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5615,17 +5615,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -5661,15 +5661,15 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -5677,7 +5677,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5687,7 +5687,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -5699,7 +5699,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -5711,7 +5711,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -5723,7 +5723,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5735,17 +5735,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -5755,14 +5755,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -5770,7 +5770,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5780,7 +5780,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -5792,7 +5792,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -5804,7 +5804,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -5816,7 +5816,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5828,17 +5828,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -5848,14 +5848,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -5863,7 +5863,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5873,7 +5873,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -5885,7 +5885,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -5897,7 +5897,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -5909,7 +5909,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5921,17 +5921,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -5941,14 +5941,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -5956,7 +5956,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5966,7 +5966,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -5978,7 +5978,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -5990,7 +5990,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -6002,7 +6002,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6014,17 +6014,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -6063,15 +6063,15 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -6079,7 +6079,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -6089,7 +6089,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -6101,7 +6101,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -6113,7 +6113,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -6125,7 +6125,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -6137,7 +6137,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6149,17 +6149,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -6169,14 +6169,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -6184,7 +6184,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -6194,7 +6194,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -6206,7 +6206,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -6218,7 +6218,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -6230,7 +6230,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -6242,7 +6242,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6254,17 +6254,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -6274,14 +6274,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -6289,7 +6289,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -6299,7 +6299,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -6311,7 +6311,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -6323,7 +6323,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -6335,7 +6335,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -6347,7 +6347,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6359,17 +6359,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -6379,14 +6379,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -6394,7 +6394,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -6404,7 +6404,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -6416,7 +6416,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -6428,7 +6428,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -6440,7 +6440,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -6452,7 +6452,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6464,17 +6464,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -6516,15 +6516,15 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -6532,7 +6532,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -6542,7 +6542,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -6554,7 +6554,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -6566,7 +6566,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -6578,7 +6578,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -6590,7 +6590,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -6602,7 +6602,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6614,17 +6614,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -6634,14 +6634,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -6649,7 +6649,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -6659,7 +6659,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -6671,7 +6671,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -6683,7 +6683,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -6695,7 +6695,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -6707,7 +6707,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -6719,7 +6719,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6731,17 +6731,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -6751,14 +6751,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -6766,7 +6766,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -6776,7 +6776,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -6788,7 +6788,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -6800,7 +6800,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -6812,7 +6812,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -6824,7 +6824,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -6836,7 +6836,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6848,17 +6848,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -6868,14 +6868,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -6883,7 +6883,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -6893,7 +6893,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -6905,7 +6905,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -6917,7 +6917,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -6929,7 +6929,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -6941,7 +6941,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -6953,7 +6953,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6965,17 +6965,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7004,15 +7004,15 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -7020,7 +7020,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -7030,17 +7030,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7050,14 +7050,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -7065,7 +7065,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -7075,17 +7075,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7095,14 +7095,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -7110,7 +7110,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -7120,17 +7120,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7140,14 +7140,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -7155,7 +7155,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -7165,17 +7165,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7200,15 +7200,15 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -7216,7 +7216,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -7226,7 +7226,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7238,17 +7238,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7258,14 +7258,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -7273,7 +7273,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -7283,7 +7283,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7295,17 +7295,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7315,14 +7315,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -7330,7 +7330,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -7340,7 +7340,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7352,17 +7352,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7372,14 +7372,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -7387,7 +7387,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -7397,7 +7397,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7409,17 +7409,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7447,15 +7447,15 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -7463,7 +7463,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -7473,7 +7473,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -7485,7 +7485,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7497,17 +7497,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7517,14 +7517,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -7532,7 +7532,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -7542,7 +7542,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -7554,7 +7554,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7566,17 +7566,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7586,14 +7586,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -7601,7 +7601,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -7611,7 +7611,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -7623,7 +7623,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7635,17 +7635,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7655,14 +7655,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -7670,7 +7670,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -7680,7 +7680,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -7692,7 +7692,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7704,17 +7704,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7745,15 +7745,15 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -7761,7 +7761,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -7771,7 +7771,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -7783,7 +7783,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -7795,7 +7795,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7807,17 +7807,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7827,14 +7827,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -7842,7 +7842,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -7852,7 +7852,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -7864,7 +7864,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -7876,7 +7876,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7888,17 +7888,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7908,14 +7908,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -7923,7 +7923,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -7933,7 +7933,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -7945,7 +7945,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -7957,7 +7957,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7969,17 +7969,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7989,14 +7989,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -8004,7 +8004,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -8014,7 +8014,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8026,7 +8026,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8038,7 +8038,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8050,17 +8050,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8094,15 +8094,15 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -8110,7 +8110,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -8120,7 +8120,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -8132,7 +8132,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8144,7 +8144,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8156,7 +8156,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8168,17 +8168,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8188,14 +8188,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -8203,7 +8203,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -8213,7 +8213,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -8225,7 +8225,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8237,7 +8237,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8249,7 +8249,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8261,17 +8261,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8281,14 +8281,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -8296,7 +8296,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -8306,7 +8306,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -8318,7 +8318,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8330,7 +8330,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8342,7 +8342,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8354,17 +8354,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8374,14 +8374,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -8389,7 +8389,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -8399,7 +8399,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -8411,7 +8411,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8423,7 +8423,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8435,7 +8435,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8447,17 +8447,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8494,15 +8494,15 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -8510,7 +8510,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -8520,7 +8520,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -8532,7 +8532,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -8544,7 +8544,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8556,7 +8556,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8568,7 +8568,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8580,17 +8580,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8600,14 +8600,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -8615,7 +8615,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -8625,7 +8625,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -8637,7 +8637,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -8649,7 +8649,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8661,7 +8661,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8673,7 +8673,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8685,17 +8685,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8705,14 +8705,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -8720,7 +8720,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -8730,7 +8730,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -8742,7 +8742,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -8754,7 +8754,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8766,7 +8766,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8778,7 +8778,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8790,17 +8790,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8810,14 +8810,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -8825,7 +8825,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -8835,7 +8835,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -8847,7 +8847,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -8859,7 +8859,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8871,7 +8871,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8883,7 +8883,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8895,17 +8895,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8945,15 +8945,15 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -8961,7 +8961,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -8971,7 +8971,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -8983,7 +8983,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -8995,7 +8995,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -9007,7 +9007,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -9019,7 +9019,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -9031,7 +9031,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9043,17 +9043,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -9063,14 +9063,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -9078,7 +9078,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -9088,7 +9088,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -9100,7 +9100,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -9112,7 +9112,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -9124,7 +9124,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -9136,7 +9136,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -9148,7 +9148,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9160,17 +9160,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -9180,14 +9180,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -9195,7 +9195,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -9205,7 +9205,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -9217,7 +9217,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -9229,7 +9229,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -9241,7 +9241,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -9253,7 +9253,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -9265,7 +9265,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9277,17 +9277,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -9297,14 +9297,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 64u) { /* filter row 6 */
       const uint16_t *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -9312,7 +9312,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -9322,7 +9322,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -9334,7 +9334,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -9346,7 +9346,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -9358,7 +9358,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -9370,7 +9370,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -9382,7 +9382,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9394,17 +9394,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -9436,68 +9436,68 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const uint16_t *g = r0 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 1 * CM + c0 * 2 + 16), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 3 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 5 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const uint16_t *g = r2 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 15 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 15 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 15 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 17 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 17 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 17 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 19 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 19 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 19 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
         const uint16_t *g = r4 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 29 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 29 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 29 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r4 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 31 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 31 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 31 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r4 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 33 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r4 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 33 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 33 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       if (cm & 1u) {
         const uint16_t *g = r6 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 43 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 43 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 43 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r6 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 45 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 45 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 45 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r6 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 47 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r6 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 47 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 47 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -9515,19 +9515,19 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 16);
+        const kv_f f = kv_ld(flt + CM + c0 * 2 + 16);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 16), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 16);
@@ -9535,21 +9535,21 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 16);
@@ -9557,9 +9557,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 16);
@@ -9567,21 +9567,21 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 29 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 29 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 29 * CM + c0 * 2 + 16);
@@ -9589,9 +9589,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 31 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 31 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 31 * CM + c0 * 2 + 16);
@@ -9599,21 +9599,21 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 33 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 33 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 33 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       {
-        const kv_f f = kv_ld(flt + 43 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 43 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 43 * CM + c0 * 2 + 16);
@@ -9621,9 +9621,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 45 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 45 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 45 * CM + c0 * 2 + 16);
@@ -9631,14 +9631,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 47 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 47 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 47 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -9665,16 +9665,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a4_1 = kv_zero();
     { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -9682,7 +9682,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -9692,7 +9692,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -9704,7 +9704,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -9718,7 +9718,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9732,7 +9732,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9744,17 +9744,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9764,16 +9764,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -9781,7 +9781,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -9791,7 +9791,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -9803,7 +9803,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -9817,7 +9817,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9831,7 +9831,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9843,17 +9843,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9863,16 +9863,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -9880,7 +9880,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -9890,7 +9890,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -9902,7 +9902,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -9916,7 +9916,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9930,7 +9930,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9942,17 +9942,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9989,16 +9989,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a5_1 = kv_zero();
     { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -10006,7 +10006,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -10016,7 +10016,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -10028,7 +10028,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -10042,7 +10042,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -10056,7 +10056,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10070,7 +10070,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10082,17 +10082,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10102,16 +10102,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -10119,7 +10119,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -10129,7 +10129,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -10141,7 +10141,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -10155,7 +10155,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -10169,7 +10169,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10183,7 +10183,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10195,17 +10195,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10215,16 +10215,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -10232,7 +10232,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -10242,7 +10242,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -10254,7 +10254,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -10268,7 +10268,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -10282,7 +10282,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10296,7 +10296,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10308,17 +10308,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10358,16 +10358,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a6_1 = kv_zero();
     { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10375,7 +10375,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -10385,7 +10385,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -10397,7 +10397,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -10411,7 +10411,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -10425,7 +10425,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -10439,7 +10439,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10453,7 +10453,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10465,17 +10465,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10485,16 +10485,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10502,7 +10502,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -10512,7 +10512,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -10524,7 +10524,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -10538,7 +10538,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -10552,7 +10552,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -10566,7 +10566,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10580,7 +10580,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10592,17 +10592,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10612,16 +10612,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10629,7 +10629,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -10639,7 +10639,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -10651,7 +10651,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -10665,7 +10665,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -10679,7 +10679,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -10693,7 +10693,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10707,7 +10707,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10719,17 +10719,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10772,16 +10772,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a7_1 = kv_zero();
     { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -10789,7 +10789,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -10799,7 +10799,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -10811,7 +10811,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -10825,7 +10825,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -10839,7 +10839,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -10853,7 +10853,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -10867,7 +10867,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10881,7 +10881,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10893,17 +10893,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10913,16 +10913,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -10930,7 +10930,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -10940,7 +10940,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -10952,7 +10952,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -10966,7 +10966,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -10980,7 +10980,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -10994,7 +10994,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -11008,7 +11008,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11022,7 +11022,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11034,17 +11034,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11054,16 +11054,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -11071,7 +11071,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -11081,7 +11081,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -11093,7 +11093,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -11107,7 +11107,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -11121,7 +11121,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -11135,7 +11135,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -11149,7 +11149,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11163,7 +11163,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11175,17 +11175,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11215,16 +11215,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -11232,7 +11232,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -11242,7 +11242,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -11252,17 +11252,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11272,16 +11272,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -11289,7 +11289,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -11299,7 +11299,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -11309,17 +11309,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11329,16 +11329,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -11346,7 +11346,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -11356,7 +11356,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -11366,17 +11366,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11402,16 +11402,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -11419,7 +11419,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -11429,7 +11429,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11441,7 +11441,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11453,17 +11453,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11473,16 +11473,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -11490,7 +11490,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -11500,7 +11500,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11512,7 +11512,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11524,17 +11524,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11544,16 +11544,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -11561,7 +11561,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -11571,7 +11571,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11583,7 +11583,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11595,17 +11595,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11634,16 +11634,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -11651,7 +11651,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -11661,7 +11661,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -11673,7 +11673,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11687,7 +11687,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11699,17 +11699,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11719,16 +11719,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -11736,7 +11736,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -11746,7 +11746,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -11758,7 +11758,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11772,7 +11772,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11784,17 +11784,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11804,16 +11804,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -11821,7 +11821,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -11831,7 +11831,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -11843,7 +11843,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11857,7 +11857,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11869,17 +11869,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11911,16 +11911,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -11928,7 +11928,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -11938,7 +11938,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -11950,7 +11950,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -11964,7 +11964,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11978,7 +11978,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11990,17 +11990,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12010,16 +12010,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -12027,7 +12027,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -12037,7 +12037,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -12049,7 +12049,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -12063,7 +12063,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12077,7 +12077,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12089,17 +12089,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12109,16 +12109,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -12126,7 +12126,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -12136,7 +12136,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -12148,7 +12148,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -12162,7 +12162,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12176,7 +12176,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12188,17 +12188,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12233,16 +12233,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a5_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -12250,7 +12250,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -12260,7 +12260,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -12272,7 +12272,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -12286,7 +12286,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -12300,7 +12300,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12314,7 +12314,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12326,17 +12326,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12346,16 +12346,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -12363,7 +12363,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -12373,7 +12373,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -12385,7 +12385,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -12399,7 +12399,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -12413,7 +12413,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12427,7 +12427,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12439,17 +12439,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12459,16 +12459,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -12476,7 +12476,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -12486,7 +12486,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -12498,7 +12498,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -12512,7 +12512,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -12526,7 +12526,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12540,7 +12540,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12552,17 +12552,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12600,16 +12600,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a6_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -12617,7 +12617,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -12627,7 +12627,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -12639,7 +12639,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -12653,7 +12653,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -12667,7 +12667,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -12681,7 +12681,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12695,7 +12695,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12707,17 +12707,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12727,16 +12727,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -12744,7 +12744,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -12754,7 +12754,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -12766,7 +12766,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -12780,7 +12780,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -12794,7 +12794,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -12808,7 +12808,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12822,7 +12822,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12834,17 +12834,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12854,16 +12854,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -12871,7 +12871,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -12881,7 +12881,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -12893,7 +12893,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -12907,7 +12907,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -12921,7 +12921,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -12935,7 +12935,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12949,7 +12949,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12961,17 +12961,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -13012,16 +13012,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a7_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -13029,7 +13029,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -13039,7 +13039,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -13051,7 +13051,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -13065,7 +13065,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -13079,7 +13079,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -13093,7 +13093,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -13107,7 +13107,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -13121,7 +13121,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -13133,17 +13133,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -13153,16 +13153,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -13170,7 +13170,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -13180,7 +13180,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -13192,7 +13192,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -13206,7 +13206,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -13220,7 +13220,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -13234,7 +13234,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -13248,7 +13248,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -13262,7 +13262,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -13274,17 +13274,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -13294,16 +13294,16 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -13311,7 +13311,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -13321,7 +13321,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -13333,7 +13333,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -13347,7 +13347,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -13361,7 +13361,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -13375,7 +13375,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -13389,7 +13389,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -13403,7 +13403,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -13415,17 +13415,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -13457,66 +13457,66 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const uint16_t *g = r1 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 7 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r1 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 9 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 9 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 9 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 11 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 11 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 11 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 13 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 13 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 13 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
         const uint16_t *g = r3 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 21 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 21 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 21 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r3 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 23 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 23 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 23 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r3 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 25 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 25 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 25 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
-        const uint16_t *g = r3 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 27 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r3 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 27 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 27 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       if (cm & 1u) {
         const uint16_t *g = r5 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 35 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 35 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 35 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r5 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 37 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 37 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 37 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r5 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 39 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 39 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 39 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
-        const uint16_t *g = r5 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 41 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r5 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 41 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 41 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -13534,9 +13534,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 16);
@@ -13544,9 +13544,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 16);
@@ -13554,9 +13554,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 16);
@@ -13564,21 +13564,21 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 16);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 16);
@@ -13586,9 +13586,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 16);
@@ -13596,9 +13596,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 25 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 25 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 25 * CM + c0 * 2 + 16);
@@ -13606,21 +13606,21 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 27 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 27 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 27 * CM + c0 * 2 + 16);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       {
-        const kv_f f = kv_ld(flt + 35 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 35 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 35 * CM + c0 * 2 + 16);
@@ -13628,9 +13628,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 37 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 37 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 37 * CM + c0 * 2 + 16);
@@ -13638,9 +13638,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 39 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 39 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 39 * CM + c0 * 2 + 16);
@@ -13648,14 +13648,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 41 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 41 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 41 * CM + c0 * 2 + 16);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -13682,14 +13682,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a4_1 = kv_zero();
     { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -13697,7 +13697,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -13707,7 +13707,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -13719,7 +13719,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -13731,7 +13731,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -13743,17 +13743,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -13763,14 +13763,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -13778,7 +13778,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -13788,7 +13788,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -13800,7 +13800,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -13812,7 +13812,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -13824,17 +13824,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -13844,14 +13844,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -13859,7 +13859,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -13869,7 +13869,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -13881,7 +13881,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -13893,7 +13893,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -13905,17 +13905,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -13952,14 +13952,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a5_1 = kv_zero();
     { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -13967,7 +13967,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -13977,7 +13977,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -13989,7 +13989,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -14001,7 +14001,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -14013,7 +14013,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14025,17 +14025,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14045,14 +14045,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -14060,7 +14060,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -14070,7 +14070,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -14082,7 +14082,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -14094,7 +14094,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -14106,7 +14106,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14118,17 +14118,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14138,14 +14138,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -14153,7 +14153,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -14163,7 +14163,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -14175,7 +14175,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -14187,7 +14187,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -14199,7 +14199,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14211,17 +14211,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14261,14 +14261,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a6_1 = kv_zero();
     { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -14276,7 +14276,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -14286,7 +14286,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -14298,7 +14298,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -14310,7 +14310,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -14322,7 +14322,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -14334,7 +14334,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14346,17 +14346,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14366,14 +14366,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -14381,7 +14381,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -14391,7 +14391,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -14403,7 +14403,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -14415,7 +14415,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -14427,7 +14427,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -14439,7 +14439,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14451,17 +14451,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14471,14 +14471,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -14486,7 +14486,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -14496,7 +14496,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -14508,7 +14508,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -14520,7 +14520,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -14532,7 +14532,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -14544,7 +14544,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14556,17 +14556,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14609,14 +14609,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a7_1 = kv_zero();
     { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -14624,7 +14624,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -14634,7 +14634,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -14646,7 +14646,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -14658,7 +14658,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -14670,7 +14670,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -14682,7 +14682,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -14694,7 +14694,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14706,17 +14706,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14726,14 +14726,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -14741,7 +14741,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -14751,7 +14751,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -14763,7 +14763,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -14775,7 +14775,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -14787,7 +14787,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -14799,7 +14799,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -14811,7 +14811,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14823,17 +14823,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14843,14 +14843,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -14858,7 +14858,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -14868,7 +14868,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -14880,7 +14880,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -14892,7 +14892,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -14904,7 +14904,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -14916,7 +14916,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -14928,7 +14928,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14940,17 +14940,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14980,14 +14980,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -14995,7 +14995,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -15005,17 +15005,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15025,14 +15025,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -15040,7 +15040,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -15050,17 +15050,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15070,14 +15070,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -15085,7 +15085,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -15095,17 +15095,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15131,14 +15131,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -15146,7 +15146,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -15156,7 +15156,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15168,17 +15168,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15188,14 +15188,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -15203,7 +15203,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -15213,7 +15213,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15225,17 +15225,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15245,14 +15245,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -15260,7 +15260,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -15270,7 +15270,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15282,17 +15282,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15321,14 +15321,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -15336,7 +15336,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -15346,7 +15346,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -15358,7 +15358,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15370,17 +15370,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15390,14 +15390,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -15405,7 +15405,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -15415,7 +15415,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -15427,7 +15427,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15439,17 +15439,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15459,14 +15459,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -15474,7 +15474,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -15484,7 +15484,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -15496,7 +15496,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15508,17 +15508,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15550,14 +15550,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -15565,7 +15565,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -15575,7 +15575,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -15587,7 +15587,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -15599,7 +15599,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15611,17 +15611,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15631,14 +15631,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -15646,7 +15646,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -15656,7 +15656,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -15668,7 +15668,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -15680,7 +15680,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15692,17 +15692,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15712,14 +15712,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -15727,7 +15727,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -15737,7 +15737,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -15749,7 +15749,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -15761,7 +15761,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15773,17 +15773,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15818,14 +15818,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a5_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -15833,7 +15833,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -15843,7 +15843,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -15855,7 +15855,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -15867,7 +15867,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -15879,7 +15879,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15891,17 +15891,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15911,14 +15911,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -15926,7 +15926,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -15936,7 +15936,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -15948,7 +15948,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -15960,7 +15960,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -15972,7 +15972,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15984,17 +15984,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -16004,14 +16004,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -16019,7 +16019,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -16029,7 +16029,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -16041,7 +16041,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -16053,7 +16053,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -16065,7 +16065,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -16077,17 +16077,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -16125,14 +16125,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a6_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -16140,7 +16140,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -16150,7 +16150,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -16162,7 +16162,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -16174,7 +16174,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -16186,7 +16186,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -16198,7 +16198,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -16210,17 +16210,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -16230,14 +16230,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -16245,7 +16245,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -16255,7 +16255,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -16267,7 +16267,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -16279,7 +16279,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -16291,7 +16291,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -16303,7 +16303,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -16315,17 +16315,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -16335,14 +16335,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -16350,7 +16350,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -16360,7 +16360,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -16372,7 +16372,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -16384,7 +16384,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -16396,7 +16396,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -16408,7 +16408,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -16420,17 +16420,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -16471,14 +16471,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f a7_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -16486,7 +16486,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -16496,7 +16496,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -16508,7 +16508,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -16520,7 +16520,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -16532,7 +16532,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -16544,7 +16544,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -16556,7 +16556,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -16568,17 +16568,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -16588,14 +16588,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -16603,7 +16603,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -16613,7 +16613,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -16625,7 +16625,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -16637,7 +16637,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -16649,7 +16649,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -16661,7 +16661,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -16673,7 +16673,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -16685,17 +16685,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -16705,14 +16705,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     }
     if (vm & 32u) { /* filter row 5 */
       const uint16_t *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -16720,7 +16720,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -16730,7 +16730,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -16742,7 +16742,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -16754,7 +16754,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -16766,7 +16766,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -16778,7 +16778,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -16790,7 +16790,7 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -16802,17 +16802,17 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -16844,51 +16844,51 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const uint16_t *g = r1 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 8 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 10 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 10 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 10 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 12 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 12 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 12 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
         const uint16_t *g = r3 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 22 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 22 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 22 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r3 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 24 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 24 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 24 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r3 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 26 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r3 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 26 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 26 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       if (cm & 1u) {
         const uint16_t *g = r5 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 36 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 36 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 36 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r5 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 38 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 38 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 38 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r5 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 40 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r5 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 40 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 40 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -16906,9 +16906,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 16);
@@ -16916,9 +16916,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 16);
@@ -16926,21 +16926,21 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 16);
@@ -16948,9 +16948,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 16);
@@ -16958,21 +16958,21 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 26 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 26 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 26 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       {
-        const kv_f f = kv_ld(flt + 36 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 36 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 36 * CM + c0 * 2 + 16);
@@ -16980,9 +16980,9 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 38 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 38 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 38 * CM + c0 * 2 + 16);
@@ -16990,14 +16990,14 @@ static kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_bf16_n
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 40 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 40 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 40 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -17016,7 +17016,7 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_row0(const kfg_dwbpi_bf16
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
+  const int64_t ty0 = iy + a->pad_top; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
@@ -17041,7 +17041,7 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_row0(const kfg_dwbpi_bf16
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -17098,137 +17098,137 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_row0(const kfg_dwbpi_bf16
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const uint16_t *g = r0 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
+                              kv_ldn(flt + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const uint16_t *g = r0 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 2 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const uint16_t *g = r0 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 4 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const uint16_t *g = r0 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 6 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const uint16_t *g = r2 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 14 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 14 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const uint16_t *g = r2 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 16 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 16 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const uint16_t *g = r2 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 18 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 18 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const uint16_t *g = r2 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 20 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 20 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v4) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const uint16_t *g = r4 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 28 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 28 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 28 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const uint16_t *g = r4 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 30 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 30 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 30 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const uint16_t *g = r4 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 32 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 32 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 32 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const uint16_t *g = r4 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 34 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 34 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 34 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v6) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const uint16_t *g = r6 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 42 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 42 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 42 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const uint16_t *g = r6 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 44 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 44 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 44 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const uint16_t *g = r6 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 46 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 46 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 46 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const uint16_t *g = r6 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 48 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 48 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 48 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -17307,24 +17307,24 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_row0(const kfg_dwbpi_bf16
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const uint16_t *g = r0 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
+                              kv_ldn(flt + CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const uint16_t *g = r0 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 3 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const uint16_t *g = r0 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 5 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -17333,24 +17333,24 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_row0(const kfg_dwbpi_bf16
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const uint16_t *g = r2 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 15 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 15 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const uint16_t *g = r2 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 17 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 17 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const uint16_t *g = r2 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 19 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 19 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -17359,24 +17359,24 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_row0(const kfg_dwbpi_bf16
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const uint16_t *g = r4 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 29 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 29 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 29 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const uint16_t *g = r4 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 31 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 31 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 31 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const uint16_t *g = r4 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 33 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 33 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 33 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -17385,24 +17385,24 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_row0(const kfg_dwbpi_bf16
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const uint16_t *g = r6 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 43 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 43 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 43 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const uint16_t *g = r6 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 45 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 45 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 45 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const uint16_t *g = r6 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 47 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 47 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 47 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -17446,7 +17446,7 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_row1(const kfg_dwbpi_bf16
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -17503,103 +17503,103 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_row1(const kfg_dwbpi_bf16
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const uint16_t *g = r1 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 7 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const uint16_t *g = r1 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 9 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 9 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const uint16_t *g = r1 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 11 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 11 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const uint16_t *g = r1 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 13 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 13 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v3) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const uint16_t *g = r3 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 21 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 21 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const uint16_t *g = r3 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 23 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 23 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const uint16_t *g = r3 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 25 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 25 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 25 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const uint16_t *g = r3 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 27 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 27 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 27 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v5) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const uint16_t *g = r5 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 35 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 35 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 35 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const uint16_t *g = r5 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 37 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 37 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 37 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const uint16_t *g = r5 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 39 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 39 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 39 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const uint16_t *g = r5 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 41 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 41 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 41 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -17678,24 +17678,24 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_row1(const kfg_dwbpi_bf16
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const uint16_t *g = r1 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 8 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const uint16_t *g = r1 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 10 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 10 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const uint16_t *g = r1 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 12 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 12 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -17704,24 +17704,24 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_row1(const kfg_dwbpi_bf16
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const uint16_t *g = r3 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 22 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 22 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const uint16_t *g = r3 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 24 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 24 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const uint16_t *g = r3 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 26 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 26 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 26 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -17730,24 +17730,24 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_row1(const kfg_dwbpi_bf16
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const uint16_t *g = r5 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 36 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 36 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 36 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const uint16_t *g = r5 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 38 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 38 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 38 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const uint16_t *g = r5 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 40 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 40 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 40 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -17792,11 +17792,11 @@ void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512(const void *args, const kfi_par 
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 436 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
-  x.x0[0] = ((0 - PL) % 2 + 2) % 2;
+  x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 6 - PL, hi = (OW - 1) * 2 + 0 - PL + 1;
+    const int64_t lo = 6 - PL, hi = (OW - 1) * 2 - PL + 1;
     x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 1) / 2;
     x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 1) / 2;
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];

@@ -56,19 +56,19 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -76,7 +76,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -86,7 +86,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -98,7 +98,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -112,7 +112,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -128,7 +128,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -142,7 +142,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -154,17 +154,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -174,18 +174,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -193,7 +193,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -203,7 +203,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -215,7 +215,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -229,7 +229,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -245,7 +245,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -259,7 +259,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -271,17 +271,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -291,18 +291,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -310,7 +310,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -320,7 +320,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -332,7 +332,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -346,7 +346,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -362,7 +362,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -376,7 +376,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -388,17 +388,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -408,18 +408,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -427,7 +427,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -437,7 +437,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -449,7 +449,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -463,7 +463,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -479,7 +479,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -493,7 +493,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -505,17 +505,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -525,18 +525,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -544,7 +544,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -554,7 +554,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -566,7 +566,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -580,7 +580,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -596,7 +596,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -610,7 +610,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -622,17 +622,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -641,7 +641,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -668,19 +668,19 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -688,7 +688,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -698,7 +698,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -710,7 +710,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -724,7 +724,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -740,7 +740,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -756,7 +756,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -770,7 +770,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -782,17 +782,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -802,18 +802,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -821,7 +821,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -831,7 +831,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -843,7 +843,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -857,7 +857,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -873,7 +873,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -889,7 +889,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -903,7 +903,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -915,17 +915,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -935,18 +935,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -954,7 +954,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -964,7 +964,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -976,7 +976,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -990,7 +990,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1006,7 +1006,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1022,7 +1022,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1036,7 +1036,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1048,17 +1048,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1068,18 +1068,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1087,7 +1087,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -1097,7 +1097,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1109,7 +1109,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1123,7 +1123,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1139,7 +1139,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1155,7 +1155,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1169,7 +1169,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1181,17 +1181,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1201,18 +1201,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1220,7 +1220,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -1230,7 +1230,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1242,7 +1242,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1256,7 +1256,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1272,7 +1272,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1288,7 +1288,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1302,7 +1302,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1314,17 +1314,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1333,7 +1333,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -1363,19 +1363,19 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -1383,7 +1383,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -1393,7 +1393,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -1405,7 +1405,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1419,7 +1419,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1435,7 +1435,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1451,7 +1451,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1467,7 +1467,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1481,7 +1481,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1493,17 +1493,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1513,18 +1513,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -1532,7 +1532,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -1542,7 +1542,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -1554,7 +1554,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1568,7 +1568,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1584,7 +1584,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1600,7 +1600,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1616,7 +1616,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1630,7 +1630,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1642,17 +1642,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1662,18 +1662,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -1681,7 +1681,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -1691,7 +1691,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -1703,7 +1703,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1717,7 +1717,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1733,7 +1733,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1749,7 +1749,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1765,7 +1765,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1779,7 +1779,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1791,17 +1791,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1811,18 +1811,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -1830,7 +1830,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -1840,7 +1840,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -1852,7 +1852,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1866,7 +1866,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1882,7 +1882,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1898,7 +1898,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1914,7 +1914,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1928,7 +1928,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1940,17 +1940,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1960,18 +1960,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -1979,7 +1979,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -1989,7 +1989,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2001,7 +2001,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2015,7 +2015,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2031,7 +2031,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2047,7 +2047,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2063,7 +2063,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2077,7 +2077,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2089,17 +2089,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2108,7 +2108,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -2141,19 +2141,19 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -2161,7 +2161,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -2171,7 +2171,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -2183,7 +2183,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2197,7 +2197,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2213,7 +2213,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2229,7 +2229,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2245,7 +2245,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2261,7 +2261,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2275,7 +2275,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2287,17 +2287,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2307,18 +2307,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -2326,7 +2326,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -2336,7 +2336,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -2348,7 +2348,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2362,7 +2362,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2378,7 +2378,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2394,7 +2394,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2410,7 +2410,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2426,7 +2426,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2440,7 +2440,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2452,17 +2452,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2472,18 +2472,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -2491,7 +2491,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -2501,7 +2501,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -2513,7 +2513,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2527,7 +2527,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2543,7 +2543,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2559,7 +2559,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2575,7 +2575,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2591,7 +2591,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2605,7 +2605,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2617,17 +2617,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2637,18 +2637,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -2656,7 +2656,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -2666,7 +2666,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -2678,7 +2678,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2692,7 +2692,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2708,7 +2708,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2724,7 +2724,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2740,7 +2740,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2756,7 +2756,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2770,7 +2770,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2782,17 +2782,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2802,18 +2802,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -2821,7 +2821,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -2831,7 +2831,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -2843,7 +2843,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2857,7 +2857,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2873,7 +2873,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2889,7 +2889,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2905,7 +2905,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2921,7 +2921,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2935,7 +2935,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2947,17 +2947,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2966,7 +2966,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -2986,19 +2986,19 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -3006,7 +3006,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -3016,7 +3016,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -3026,7 +3026,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -3036,17 +3036,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -3056,18 +3056,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -3075,7 +3075,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -3085,7 +3085,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -3095,7 +3095,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -3105,17 +3105,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -3125,18 +3125,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -3144,7 +3144,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -3154,7 +3154,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -3164,7 +3164,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -3174,17 +3174,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -3194,18 +3194,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -3213,7 +3213,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -3223,7 +3223,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -3233,7 +3233,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -3243,17 +3243,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -3263,18 +3263,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -3282,7 +3282,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -3292,7 +3292,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -3302,7 +3302,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -3312,17 +3312,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -3331,7 +3331,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
   }
 }
 
@@ -3347,19 +3347,19 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -3367,7 +3367,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -3377,7 +3377,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3389,7 +3389,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3401,7 +3401,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3413,17 +3413,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -3433,18 +3433,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -3452,7 +3452,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -3462,7 +3462,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3474,7 +3474,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3486,7 +3486,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3498,17 +3498,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -3518,18 +3518,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -3537,7 +3537,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -3547,7 +3547,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3559,7 +3559,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3571,7 +3571,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3583,17 +3583,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -3603,18 +3603,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -3622,7 +3622,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -3632,7 +3632,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3644,7 +3644,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3656,7 +3656,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3668,17 +3668,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -3688,18 +3688,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -3707,7 +3707,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -3717,7 +3717,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3729,7 +3729,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3741,7 +3741,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3753,17 +3753,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -3772,7 +3772,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
   }
 }
@@ -3791,19 +3791,19 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -3811,7 +3811,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -3821,7 +3821,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3833,7 +3833,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3847,7 +3847,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3861,7 +3861,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3873,17 +3873,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -3893,18 +3893,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -3912,7 +3912,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -3922,7 +3922,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3934,7 +3934,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3948,7 +3948,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3962,7 +3962,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3974,17 +3974,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -3994,18 +3994,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -4013,7 +4013,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -4023,7 +4023,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4035,7 +4035,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4049,7 +4049,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4063,7 +4063,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4075,17 +4075,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -4095,18 +4095,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -4114,7 +4114,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -4124,7 +4124,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4136,7 +4136,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4150,7 +4150,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4164,7 +4164,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4176,17 +4176,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -4196,18 +4196,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -4215,7 +4215,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -4225,7 +4225,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4237,7 +4237,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4251,7 +4251,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4265,7 +4265,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4277,17 +4277,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -4296,7 +4296,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
   }
@@ -4318,19 +4318,19 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -4338,7 +4338,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -4348,7 +4348,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4360,7 +4360,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4374,7 +4374,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4390,7 +4390,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4404,7 +4404,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4416,17 +4416,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -4436,18 +4436,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -4455,7 +4455,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -4465,7 +4465,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4477,7 +4477,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4491,7 +4491,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4507,7 +4507,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4521,7 +4521,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4533,17 +4533,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -4553,18 +4553,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -4572,7 +4572,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -4582,7 +4582,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4594,7 +4594,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4608,7 +4608,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4624,7 +4624,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4638,7 +4638,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4650,17 +4650,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -4670,18 +4670,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -4689,7 +4689,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -4699,7 +4699,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4711,7 +4711,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4725,7 +4725,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4741,7 +4741,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4755,7 +4755,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4767,17 +4767,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -4787,18 +4787,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -4806,7 +4806,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -4816,7 +4816,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4828,7 +4828,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4842,7 +4842,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4858,7 +4858,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4872,7 +4872,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4884,17 +4884,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -4903,7 +4903,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -4928,19 +4928,19 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -4948,7 +4948,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -4958,7 +4958,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -4970,7 +4970,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4984,7 +4984,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5000,7 +5000,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5016,7 +5016,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5030,7 +5030,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5042,17 +5042,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -5062,18 +5062,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -5081,7 +5081,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -5091,7 +5091,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -5103,7 +5103,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5117,7 +5117,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5133,7 +5133,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5149,7 +5149,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5163,7 +5163,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5175,17 +5175,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -5195,18 +5195,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -5214,7 +5214,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -5224,7 +5224,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -5236,7 +5236,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5250,7 +5250,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5266,7 +5266,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5282,7 +5282,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5296,7 +5296,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5308,17 +5308,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -5328,18 +5328,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -5347,7 +5347,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -5357,7 +5357,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -5369,7 +5369,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5383,7 +5383,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5399,7 +5399,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5415,7 +5415,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5429,7 +5429,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5441,17 +5441,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -5461,18 +5461,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -5480,7 +5480,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -5490,7 +5490,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -5502,7 +5502,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5516,7 +5516,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5532,7 +5532,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5548,7 +5548,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5562,7 +5562,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5574,17 +5574,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -5593,7 +5593,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -5621,19 +5621,19 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -5641,7 +5641,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -5651,7 +5651,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -5663,7 +5663,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -5677,7 +5677,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5693,7 +5693,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5709,7 +5709,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5725,7 +5725,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5739,7 +5739,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5751,17 +5751,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -5771,18 +5771,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -5790,7 +5790,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -5800,7 +5800,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -5812,7 +5812,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -5826,7 +5826,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5842,7 +5842,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5858,7 +5858,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5874,7 +5874,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5888,7 +5888,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5900,17 +5900,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -5920,18 +5920,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -5939,7 +5939,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -5949,7 +5949,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -5961,7 +5961,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -5975,7 +5975,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5991,7 +5991,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6007,7 +6007,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6023,7 +6023,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6037,7 +6037,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6049,17 +6049,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6069,18 +6069,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -6088,7 +6088,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -6098,7 +6098,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -6110,7 +6110,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6124,7 +6124,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6140,7 +6140,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6156,7 +6156,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6172,7 +6172,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6186,7 +6186,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6198,17 +6198,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6218,18 +6218,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -6237,7 +6237,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -6247,7 +6247,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -6259,7 +6259,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6273,7 +6273,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6289,7 +6289,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6305,7 +6305,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6321,7 +6321,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6335,7 +6335,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6347,17 +6347,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6366,7 +6366,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -6397,19 +6397,19 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -6417,7 +6417,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -6427,7 +6427,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -6439,7 +6439,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -6453,7 +6453,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6469,7 +6469,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6485,7 +6485,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6501,7 +6501,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6517,7 +6517,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6531,7 +6531,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6543,17 +6543,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6563,18 +6563,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -6582,7 +6582,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -6592,7 +6592,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -6604,7 +6604,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -6618,7 +6618,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6634,7 +6634,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6650,7 +6650,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6666,7 +6666,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6682,7 +6682,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6696,7 +6696,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6708,17 +6708,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6728,18 +6728,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -6747,7 +6747,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -6757,7 +6757,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -6769,7 +6769,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -6783,7 +6783,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6799,7 +6799,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6815,7 +6815,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6831,7 +6831,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6847,7 +6847,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6861,7 +6861,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6873,17 +6873,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6893,18 +6893,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -6912,7 +6912,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -6922,7 +6922,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -6934,7 +6934,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -6948,7 +6948,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6964,7 +6964,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6980,7 +6980,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6996,7 +6996,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7012,7 +7012,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7026,7 +7026,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7038,17 +7038,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7058,18 +7058,18 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -7077,7 +7077,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -7087,7 +7087,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -7099,7 +7099,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -7113,7 +7113,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -7129,7 +7129,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -7145,7 +7145,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7161,7 +7161,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7177,7 +7177,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7191,7 +7191,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7203,17 +7203,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7222,7 +7222,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
       }
     }
     kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
     kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
@@ -7245,135 +7245,135 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const uint16_t *g = r0 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 0 * CM + c0 * 2 + 16), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r0 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 1 * CM + c0 * 2 + 16), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r0 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 2 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
         const uint16_t *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 3 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 16u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 4 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const uint16_t *g = r1 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 5 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r1 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 6 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r1 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 7 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
         const uint16_t *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 8 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 16u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 9 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 9 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 9 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const uint16_t *g = r2 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 10 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 10 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 10 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r2 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 11 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 11 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 11 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r2 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 12 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 12 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 12 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
         const uint16_t *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 13 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 13 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 13 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 16u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 14 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 14 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 14 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
         const uint16_t *g = r3 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 15 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 15 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 15 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r3 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 16 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 16 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 16 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r3 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 17 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 17 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 17 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
         const uint16_t *g = r3 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 18 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 18 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 18 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 16u) {
-        const uint16_t *g = r3 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 19 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r3 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 19 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 19 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
         const uint16_t *g = r4 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 20 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 20 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 20 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r4 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 21 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 21 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 21 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const uint16_t *g = r4 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 22 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 22 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 22 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
         const uint16_t *g = r4 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 23 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 23 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 23 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 16u) {
-        const uint16_t *g = r4 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 24 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r4 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 24 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 24 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -7391,29 +7391,29 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 16);
+        const kv_f f = kv_ld(flt + c0 * 2 + 16);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 2 + 16), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 16);
+        const kv_f f = kv_ld(flt + CM + c0 * 2 + 16);
         if (ca & 2u) sa_1 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2 + 16), f, sa_1);
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 16);
@@ -7421,9 +7421,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 16);
@@ -7431,21 +7431,21 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 16);
-        if (ca & 16u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 16u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 16u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 16u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 16);
@@ -7453,9 +7453,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 16);
@@ -7463,9 +7463,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 16);
@@ -7473,9 +7473,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 16);
@@ -7483,21 +7483,21 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 16);
-        if (ca & 16u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 16u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 16u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 16u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 16);
@@ -7505,9 +7505,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 16);
@@ -7515,9 +7515,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 16);
@@ -7525,9 +7525,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 16);
@@ -7535,21 +7535,21 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 16);
-        if (ca & 16u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 16u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 16u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 16u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 16);
@@ -7557,9 +7557,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 16);
@@ -7567,9 +7567,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 16);
@@ -7577,9 +7577,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 16);
@@ -7587,21 +7587,21 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 16);
-        if (ca & 16u) sa_1 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 16u) sb_1 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 16u) sa_1 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 16u) sb_1 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 16);
@@ -7609,9 +7609,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 16);
@@ -7619,9 +7619,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 16);
@@ -7629,9 +7629,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 16);
@@ -7639,14 +7639,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 16);
-        if (ca & 16u) sa_1 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 16u) sb_1 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 16u) sa_1 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 16u) sb_1 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -7665,25 +7665,25 @@ static void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_row0(const kfg_dwbpi_f16_n
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
-  const int v0 = ty0 >= 0 && ty0 / 1 < OH;
-  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
+  const int64_t ty0 = iy + a->pad_top; /* oy */
+  const int v0 = ty0 >= 0 && ty0 < OH;
+  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
-  const int64_t ty1 = iy + a->pad_top - 1; /* oy * 1 */
-  const int v1 = ty1 >= 0 && ty1 / 1 < OH;
-  const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 / 1 : 0)) * OW * CM;
+  const int64_t ty1 = iy + a->pad_top - 1; /* oy */
+  const int v1 = ty1 >= 0 && ty1 < OH;
+  const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 : 0)) * OW * CM;
   vm |= v1 ? 2u : 0u;
-  const int64_t ty2 = iy + a->pad_top - 2; /* oy * 1 */
-  const int v2 = ty2 >= 0 && ty2 / 1 < OH;
-  const uint16_t *r2 = dy + (b * OH + (v2 ? ty2 / 1 : 0)) * OW * CM;
+  const int64_t ty2 = iy + a->pad_top - 2; /* oy */
+  const int v2 = ty2 >= 0 && ty2 < OH;
+  const uint16_t *r2 = dy + (b * OH + (v2 ? ty2 : 0)) * OW * CM;
   vm |= v2 ? 4u : 0u;
-  const int64_t ty3 = iy + a->pad_top - 3; /* oy * 1 */
-  const int v3 = ty3 >= 0 && ty3 / 1 < OH;
-  const uint16_t *r3 = dy + (b * OH + (v3 ? ty3 / 1 : 0)) * OW * CM;
+  const int64_t ty3 = iy + a->pad_top - 3; /* oy */
+  const int v3 = ty3 >= 0 && ty3 < OH;
+  const uint16_t *r3 = dy + (b * OH + (v3 ? ty3 : 0)) * OW * CM;
   vm |= v3 ? 8u : 0u;
-  const int64_t ty4 = iy + a->pad_top - 4; /* oy * 1 */
-  const int v4 = ty4 >= 0 && ty4 / 1 < OH;
-  const uint16_t *r4 = dy + (b * OH + (v4 ? ty4 / 1 : 0)) * OW * CM;
+  const int64_t ty4 = iy + a->pad_top - 4; /* oy */
+  const int v4 = ty4 >= 0 && ty4 < OH;
+  const uint16_t *r4 = dy + (b * OH + (v4 ? ty4 : 0)) * OW * CM;
   vm |= v4 ? 16u : 0u;
   { /* column phase 0: filter cols { 0, 1, 2, 3, 4 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
@@ -7694,17 +7694,17 @@ static void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_row0(const kfg_dwbpi_f16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 1 ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 1 ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 1 ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 1 ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 1 ? 16u : 0u))
+#define kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW ? 16u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
-          const int64_t ia = x0 + k * 1, ib = x0 + kb * 1;
-          kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_pair00(r0, r1, r2, r3, r4, vm, (ia + PL - 4) / 1, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_CM(ia), d + ia * C,
-                      (ib + PL - 4) / 1, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
+          const int64_t ia = x0 + k, ib = x0 + kb;
+          kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_pair00(r0, r1, r2, r3, r4, vm, (ia + PL - 4), kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_CM(ia), d + ia * C,
+                      (ib + PL - 4), kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
-          ix = x0 + k1 * 1;
-          kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_single00(r0, r1, r2, r3, r4, vm, (ix + PL - 4) / 1, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
+          ix = x0 + k1;
+          kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_single00(r0, r1, r2, r3, r4, vm, (ix + PL - 4), kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
 #undef kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_CM
@@ -7714,9 +7714,8 @@ static void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_row0(const kfg_dwbpi_f16_n
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-          const int64_t q0 = (x0 + k * 1 + PL - 4) / 1;
-          uint16_t *o = d + (x0 + k * 1) * C;
+          const int64_t q0 = (x0 + k + PL - 4);
+          uint16_t *o = d + (x0 + k) * C;
           if (all && wb > 4) {
             switch (wb) {
               case 5: kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_fast00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
@@ -7746,216 +7745,216 @@ static void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_row0(const kfg_dwbpi_f16_n
       const int m0 = 2 * rem < 16 ? 2 * rem : 16, m1 = 2 * rem - m0;
       c0 = CV;
       for (k = 0; k < n; k++) {
-        ix = x0 + k * 1;
+        ix = x0 + k;
         {
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r0 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r0 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
+                              kv_ldn(flt + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r0 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r0 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
+                              kv_ldn(flt + CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r0 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r0 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 2 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r0 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r0 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 3 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r0 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r0 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 4 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r1 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r1 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 5 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r1 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r1 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 6 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r1 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r1 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 7 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r1 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r1 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 8 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r1 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 9 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r1 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 9 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r2 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 10 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r2 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 10 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r2 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 11 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r2 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 11 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r2 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 12 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r2 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 12 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r2 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 13 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r2 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 13 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r2 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 14 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r2 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 14 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v3) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r3 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 15 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r3 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 15 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r3 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 16 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r3 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 16 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r3 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 17 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r3 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 17 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r3 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 18 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r3 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 18 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r3 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 19 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r3 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 19 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v4) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r4 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 20 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r4 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 20 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r4 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 21 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r4 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 21 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r4 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 22 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r4 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 22 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r4 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 23 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r4 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 23 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r4 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 24 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r4 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 24 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -7996,13 +7995,13 @@ void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512(const void *args, const kfi_par *
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 356 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
-  x.x0[0] = ((0 - PL) % 1 + 1) % 1;
-  x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
+  x.x0[0] = 0;
+  x.n[0] = W;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 4 - PL, hi = (OW - 1) * 1 + 0 - PL + 1;
-    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 0) / 1;
-    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 0) / 1;
+    const int64_t lo = 4 - PL, hi = (OW - 1) - PL + 1;
+    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0]);
+    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0]);
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
     if (x.khi[0] > x.n[0]) x.khi[0] = x.n[0];
     if (x.khi[0] < x.klo[0]) x.khi[0] = x.klo[0];

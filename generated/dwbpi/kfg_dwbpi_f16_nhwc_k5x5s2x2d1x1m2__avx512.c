@@ -56,15 +56,15 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -72,7 +72,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -82,7 +82,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -94,7 +94,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -106,7 +106,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -118,17 +118,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -138,14 +138,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -153,7 +153,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -163,7 +163,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -175,7 +175,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -187,7 +187,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -199,17 +199,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -219,14 +219,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -234,7 +234,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -244,7 +244,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -256,7 +256,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -268,7 +268,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -280,17 +280,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -326,15 +326,15 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -342,7 +342,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -352,7 +352,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -364,7 +364,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -376,7 +376,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -388,7 +388,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -400,17 +400,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -420,14 +420,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -435,7 +435,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -445,7 +445,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -457,7 +457,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -469,7 +469,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -481,7 +481,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -493,17 +493,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -513,14 +513,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -528,7 +528,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -538,7 +538,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -550,7 +550,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -562,7 +562,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -574,7 +574,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -586,17 +586,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -635,15 +635,15 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -651,7 +651,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -661,7 +661,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -673,7 +673,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -685,7 +685,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -697,7 +697,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -709,7 +709,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -721,17 +721,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -741,14 +741,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -756,7 +756,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -766,7 +766,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -778,7 +778,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -790,7 +790,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -802,7 +802,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -814,7 +814,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -826,17 +826,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -846,14 +846,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -861,7 +861,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -871,7 +871,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -883,7 +883,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -895,7 +895,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -907,7 +907,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -919,7 +919,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -931,17 +931,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -983,15 +983,15 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -999,7 +999,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -1009,7 +1009,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -1021,7 +1021,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1033,7 +1033,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1045,7 +1045,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1057,7 +1057,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1069,7 +1069,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1081,17 +1081,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1101,14 +1101,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -1116,7 +1116,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -1126,7 +1126,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -1138,7 +1138,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1150,7 +1150,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1162,7 +1162,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1174,7 +1174,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1186,7 +1186,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1198,17 +1198,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1218,14 +1218,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -1233,7 +1233,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -1243,7 +1243,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -1255,7 +1255,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1267,7 +1267,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1279,7 +1279,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1291,7 +1291,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1303,7 +1303,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1315,17 +1315,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1354,15 +1354,15 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -1370,7 +1370,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -1380,17 +1380,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1400,14 +1400,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -1415,7 +1415,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -1425,17 +1425,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1445,14 +1445,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -1460,7 +1460,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -1470,17 +1470,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1505,15 +1505,15 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -1521,7 +1521,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1531,7 +1531,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1543,17 +1543,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1563,14 +1563,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -1578,7 +1578,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1588,7 +1588,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1600,17 +1600,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1620,14 +1620,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -1635,7 +1635,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1645,7 +1645,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1657,17 +1657,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1695,15 +1695,15 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -1711,7 +1711,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -1721,7 +1721,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1733,7 +1733,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1745,17 +1745,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1765,14 +1765,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -1780,7 +1780,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -1790,7 +1790,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1802,7 +1802,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1814,17 +1814,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1834,14 +1834,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -1849,7 +1849,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -1859,7 +1859,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1871,7 +1871,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1883,17 +1883,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1924,15 +1924,15 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -1940,7 +1940,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -1950,7 +1950,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1962,7 +1962,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1974,7 +1974,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1986,17 +1986,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2006,14 +2006,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -2021,7 +2021,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -2031,7 +2031,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2043,7 +2043,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2055,7 +2055,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2067,17 +2067,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2087,14 +2087,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -2102,7 +2102,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -2112,7 +2112,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2124,7 +2124,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2136,7 +2136,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2148,17 +2148,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2192,15 +2192,15 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -2208,7 +2208,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -2218,7 +2218,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -2230,7 +2230,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2242,7 +2242,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2254,7 +2254,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2266,17 +2266,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2286,14 +2286,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -2301,7 +2301,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -2311,7 +2311,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -2323,7 +2323,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2335,7 +2335,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2347,7 +2347,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2359,17 +2359,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2379,14 +2379,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -2394,7 +2394,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -2404,7 +2404,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -2416,7 +2416,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2428,7 +2428,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2440,7 +2440,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2452,17 +2452,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2499,15 +2499,15 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2515,7 +2515,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -2525,7 +2525,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -2537,7 +2537,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -2549,7 +2549,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2561,7 +2561,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2573,7 +2573,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2585,17 +2585,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2605,14 +2605,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2620,7 +2620,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -2630,7 +2630,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -2642,7 +2642,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -2654,7 +2654,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2666,7 +2666,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2678,7 +2678,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2690,17 +2690,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2710,14 +2710,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2725,7 +2725,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -2735,7 +2735,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -2747,7 +2747,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -2759,7 +2759,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2771,7 +2771,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2783,7 +2783,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2795,17 +2795,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2845,15 +2845,15 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -2861,7 +2861,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -2871,7 +2871,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -2883,7 +2883,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -2895,7 +2895,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -2907,7 +2907,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2919,7 +2919,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2931,7 +2931,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2943,17 +2943,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2963,14 +2963,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -2978,7 +2978,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -2988,7 +2988,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -3000,7 +3000,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -3012,7 +3012,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -3024,7 +3024,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3036,7 +3036,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3048,7 +3048,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3060,17 +3060,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -3080,14 +3080,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -3095,7 +3095,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -3105,7 +3105,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -3117,7 +3117,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -3129,7 +3129,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -3141,7 +3141,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3153,7 +3153,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3165,7 +3165,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3177,17 +3177,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -3219,51 +3219,51 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const uint16_t *g = r0 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 0 * CM + c0 * 2 + 16), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 2 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 4 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const uint16_t *g = r2 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 10 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 10 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 10 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 12 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 12 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 12 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 14 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 14 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 14 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
         const uint16_t *g = r4 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 20 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 20 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 20 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r4 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 22 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 22 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 22 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r4 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 24 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r4 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 24 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 24 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -3281,19 +3281,19 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 16);
+        const kv_f f = kv_ld(flt + c0 * 2 + 16);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 16), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 16);
@@ -3301,21 +3301,21 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 16);
@@ -3323,9 +3323,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 16);
@@ -3333,21 +3333,21 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 16);
@@ -3355,9 +3355,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 16);
@@ -3365,14 +3365,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -3398,13 +3398,13 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -3412,7 +3412,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -3422,7 +3422,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -3432,7 +3432,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -3442,17 +3442,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -3462,12 +3462,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -3475,7 +3475,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -3485,7 +3485,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -3495,7 +3495,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -3505,17 +3505,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -3525,12 +3525,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -3538,7 +3538,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -3548,7 +3548,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -3558,7 +3558,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -3568,17 +3568,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -3614,13 +3614,13 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -3628,7 +3628,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -3638,7 +3638,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -3648,7 +3648,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -3658,7 +3658,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -3668,17 +3668,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -3688,12 +3688,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -3701,7 +3701,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -3711,7 +3711,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -3721,7 +3721,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -3731,7 +3731,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -3741,17 +3741,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -3761,12 +3761,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -3774,7 +3774,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -3784,7 +3784,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -3794,7 +3794,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -3804,7 +3804,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -3814,17 +3814,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -3863,13 +3863,13 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -3877,7 +3877,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -3887,7 +3887,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -3897,7 +3897,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -3907,7 +3907,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -3917,7 +3917,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -3927,17 +3927,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -3947,12 +3947,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -3960,7 +3960,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -3970,7 +3970,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -3980,7 +3980,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -3990,7 +3990,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4000,7 +4000,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4010,17 +4010,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4030,12 +4030,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -4043,7 +4043,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -4053,7 +4053,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -4063,7 +4063,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -4073,7 +4073,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4083,7 +4083,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4093,17 +4093,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4145,13 +4145,13 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -4159,7 +4159,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -4169,7 +4169,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -4179,7 +4179,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -4189,7 +4189,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -4199,7 +4199,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4209,7 +4209,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4219,17 +4219,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4239,12 +4239,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -4252,7 +4252,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -4262,7 +4262,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -4272,7 +4272,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -4282,7 +4282,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -4292,7 +4292,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4302,7 +4302,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4312,17 +4312,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4332,12 +4332,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -4345,7 +4345,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -4355,7 +4355,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -4365,7 +4365,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -4375,7 +4375,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -4385,7 +4385,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4395,7 +4395,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4405,17 +4405,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4444,13 +4444,13 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -4458,17 +4458,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4478,12 +4478,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -4491,17 +4491,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4511,12 +4511,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -4524,17 +4524,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4559,13 +4559,13 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -4573,7 +4573,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4583,17 +4583,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4603,12 +4603,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -4616,7 +4616,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4626,17 +4626,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4646,12 +4646,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -4659,7 +4659,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4669,17 +4669,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4707,13 +4707,13 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -4721,7 +4721,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4731,7 +4731,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4741,17 +4741,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4761,12 +4761,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -4774,7 +4774,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4784,7 +4784,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4794,17 +4794,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4814,12 +4814,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -4827,7 +4827,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4837,7 +4837,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4847,17 +4847,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4888,13 +4888,13 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -4902,7 +4902,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -4912,7 +4912,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4922,7 +4922,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4932,17 +4932,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4952,12 +4952,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -4965,7 +4965,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -4975,7 +4975,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4985,7 +4985,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4995,17 +4995,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5015,12 +5015,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -5028,7 +5028,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5038,7 +5038,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5048,7 +5048,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5058,17 +5058,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5102,13 +5102,13 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -5116,7 +5116,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5126,7 +5126,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5136,7 +5136,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5146,7 +5146,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5156,17 +5156,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5176,12 +5176,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -5189,7 +5189,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5199,7 +5199,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5209,7 +5209,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5219,7 +5219,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5229,17 +5229,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5249,12 +5249,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -5262,7 +5262,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5272,7 +5272,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5282,7 +5282,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5292,7 +5292,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5302,17 +5302,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5349,13 +5349,13 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -5363,7 +5363,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -5373,7 +5373,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5383,7 +5383,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5393,7 +5393,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5403,7 +5403,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5413,17 +5413,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5433,12 +5433,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -5446,7 +5446,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -5456,7 +5456,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5466,7 +5466,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5476,7 +5476,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5486,7 +5486,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5496,17 +5496,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5516,12 +5516,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -5529,7 +5529,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -5539,7 +5539,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5549,7 +5549,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5559,7 +5559,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5569,7 +5569,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5579,17 +5579,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5629,13 +5629,13 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -5643,7 +5643,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -5653,7 +5653,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -5663,7 +5663,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5673,7 +5673,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5683,7 +5683,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5693,7 +5693,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5703,17 +5703,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5723,12 +5723,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -5736,7 +5736,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -5746,7 +5746,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -5756,7 +5756,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5766,7 +5766,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5776,7 +5776,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5786,7 +5786,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5796,17 +5796,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5816,12 +5816,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -5829,7 +5829,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -5839,7 +5839,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -5849,7 +5849,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5859,7 +5859,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5869,7 +5869,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5879,7 +5879,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5889,17 +5889,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5931,36 +5931,36 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const uint16_t *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 1 * CM + c0 * 2 + 16), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 3 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const uint16_t *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 11 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 11 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 11 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 13 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 13 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 13 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
         const uint16_t *g = r4 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 21 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 21 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 21 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
-        const uint16_t *g = r4 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 23 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r4 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 23 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 23 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -5978,31 +5978,31 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 16);
+        const kv_f f = kv_ld(flt + CM + c0 * 2 + 16);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 16), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 16);
-        if (ca & 2u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 16);
@@ -6010,21 +6010,21 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 16);
-        if (ca & 2u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 16);
@@ -6032,14 +6032,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 16);
-        if (ca & 2u) sa_1 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -6066,14 +6066,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a4_1 = kv_zero();
     { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -6081,7 +6081,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -6091,7 +6091,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -6103,7 +6103,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -6115,7 +6115,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6127,17 +6127,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6147,14 +6147,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -6162,7 +6162,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -6172,7 +6172,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -6184,7 +6184,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -6196,7 +6196,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6208,17 +6208,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6255,14 +6255,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a5_1 = kv_zero();
     { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -6270,7 +6270,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -6280,7 +6280,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -6292,7 +6292,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -6304,7 +6304,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -6316,7 +6316,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6328,17 +6328,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6348,14 +6348,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -6363,7 +6363,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -6373,7 +6373,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -6385,7 +6385,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -6397,7 +6397,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -6409,7 +6409,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6421,17 +6421,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6471,14 +6471,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a6_1 = kv_zero();
     { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -6486,7 +6486,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -6496,7 +6496,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -6508,7 +6508,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -6520,7 +6520,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -6532,7 +6532,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -6544,7 +6544,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6556,17 +6556,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6576,14 +6576,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -6591,7 +6591,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -6601,7 +6601,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -6613,7 +6613,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -6625,7 +6625,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -6637,7 +6637,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -6649,7 +6649,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6661,17 +6661,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6714,14 +6714,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a7_1 = kv_zero();
     { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -6729,7 +6729,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -6739,7 +6739,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -6751,7 +6751,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -6763,7 +6763,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -6775,7 +6775,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -6787,7 +6787,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -6799,7 +6799,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6811,17 +6811,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6831,14 +6831,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -6846,7 +6846,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -6856,7 +6856,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -6868,7 +6868,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -6880,7 +6880,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -6892,7 +6892,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -6904,7 +6904,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -6916,7 +6916,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6928,17 +6928,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6968,14 +6968,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -6983,7 +6983,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -6993,17 +6993,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7013,14 +7013,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -7028,7 +7028,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -7038,17 +7038,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7074,14 +7074,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -7089,7 +7089,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -7099,7 +7099,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7111,17 +7111,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7131,14 +7131,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -7146,7 +7146,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -7156,7 +7156,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7168,17 +7168,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7207,14 +7207,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7222,7 +7222,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -7232,7 +7232,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -7244,7 +7244,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7256,17 +7256,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7276,14 +7276,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7291,7 +7291,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -7301,7 +7301,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -7313,7 +7313,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7325,17 +7325,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7367,14 +7367,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -7382,7 +7382,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -7392,7 +7392,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -7404,7 +7404,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -7416,7 +7416,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7428,17 +7428,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7448,14 +7448,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -7463,7 +7463,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -7473,7 +7473,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -7485,7 +7485,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -7497,7 +7497,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7509,17 +7509,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7554,14 +7554,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a5_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -7569,7 +7569,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -7579,7 +7579,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -7591,7 +7591,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -7603,7 +7603,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -7615,7 +7615,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7627,17 +7627,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7647,14 +7647,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -7662,7 +7662,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -7672,7 +7672,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -7684,7 +7684,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -7696,7 +7696,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -7708,7 +7708,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7720,17 +7720,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7768,14 +7768,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a6_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -7783,7 +7783,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -7793,7 +7793,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -7805,7 +7805,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -7817,7 +7817,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -7829,7 +7829,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -7841,7 +7841,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7853,17 +7853,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7873,14 +7873,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -7888,7 +7888,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -7898,7 +7898,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -7910,7 +7910,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -7922,7 +7922,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -7934,7 +7934,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -7946,7 +7946,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7958,17 +7958,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -8009,14 +8009,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a7_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -8024,7 +8024,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -8034,7 +8034,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -8046,7 +8046,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -8058,7 +8058,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -8070,7 +8070,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -8082,7 +8082,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -8094,7 +8094,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8106,17 +8106,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -8126,14 +8126,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -8141,7 +8141,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -8151,7 +8151,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -8163,7 +8163,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -8175,7 +8175,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -8187,7 +8187,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -8199,7 +8199,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -8211,7 +8211,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8223,17 +8223,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -8265,34 +8265,34 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const uint16_t *g = r1 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 5 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 7 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 9 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 9 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 9 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
         const uint16_t *g = r3 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 15 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 15 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 15 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r3 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 17 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 17 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 17 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r3 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 19 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r3 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 19 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 19 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -8310,9 +8310,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 16);
@@ -8320,9 +8320,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 16);
@@ -8330,21 +8330,21 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 16);
@@ -8352,9 +8352,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 16);
@@ -8362,14 +8362,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -8396,12 +8396,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a4_1 = kv_zero();
     { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -8409,7 +8409,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -8419,7 +8419,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -8429,7 +8429,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -8439,17 +8439,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -8459,12 +8459,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -8472,7 +8472,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -8482,7 +8482,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -8492,7 +8492,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -8502,17 +8502,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -8549,12 +8549,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a5_1 = kv_zero();
     { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -8562,7 +8562,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -8572,7 +8572,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -8582,7 +8582,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -8592,7 +8592,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -8602,17 +8602,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -8622,12 +8622,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -8635,7 +8635,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -8645,7 +8645,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -8655,7 +8655,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -8665,7 +8665,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -8675,17 +8675,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -8725,12 +8725,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a6_1 = kv_zero();
     { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -8738,7 +8738,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -8748,7 +8748,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -8758,7 +8758,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -8768,7 +8768,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -8778,7 +8778,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -8788,17 +8788,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -8808,12 +8808,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -8821,7 +8821,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -8831,7 +8831,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -8841,7 +8841,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -8851,7 +8851,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -8861,7 +8861,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -8871,17 +8871,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -8924,12 +8924,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a7_1 = kv_zero();
     { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -8937,7 +8937,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -8947,7 +8947,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -8957,7 +8957,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -8967,7 +8967,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -8977,7 +8977,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -8987,7 +8987,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -8997,17 +8997,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9017,12 +9017,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -9030,7 +9030,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -9040,7 +9040,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -9050,7 +9050,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -9060,7 +9060,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -9070,7 +9070,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9080,7 +9080,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9090,17 +9090,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9130,12 +9130,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -9143,17 +9143,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9163,12 +9163,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -9176,17 +9176,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9212,12 +9212,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -9225,7 +9225,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9235,17 +9235,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9255,12 +9255,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -9268,7 +9268,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9278,17 +9278,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9317,12 +9317,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -9330,7 +9330,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9340,7 +9340,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9350,17 +9350,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9370,12 +9370,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -9383,7 +9383,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9393,7 +9393,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9403,17 +9403,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9445,12 +9445,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -9458,7 +9458,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -9468,7 +9468,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9478,7 +9478,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9488,17 +9488,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9508,12 +9508,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -9521,7 +9521,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -9531,7 +9531,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9541,7 +9541,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9551,17 +9551,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9596,12 +9596,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a5_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -9609,7 +9609,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -9619,7 +9619,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -9629,7 +9629,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9639,7 +9639,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9649,17 +9649,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9669,12 +9669,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -9682,7 +9682,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -9692,7 +9692,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -9702,7 +9702,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9712,7 +9712,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9722,17 +9722,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9770,12 +9770,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a6_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -9783,7 +9783,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -9793,7 +9793,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -9803,7 +9803,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -9813,7 +9813,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9823,7 +9823,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9833,17 +9833,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9853,12 +9853,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -9866,7 +9866,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -9876,7 +9876,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -9886,7 +9886,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -9896,7 +9896,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9906,7 +9906,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9916,17 +9916,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9967,12 +9967,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f a7_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -9980,7 +9980,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -9990,7 +9990,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -10000,7 +10000,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -10010,7 +10010,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -10020,7 +10020,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -10030,7 +10030,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -10040,17 +10040,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -10060,12 +10060,12 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -10073,7 +10073,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -10083,7 +10083,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -10093,7 +10093,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -10103,7 +10103,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -10113,7 +10113,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -10123,7 +10123,7 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -10133,17 +10133,17 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -10175,24 +10175,24 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const uint16_t *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 6 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 8 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
         const uint16_t *g = r3 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 16 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 16 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 16 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
-        const uint16_t *g = r3 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 18 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r3 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 18 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 18 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -10210,9 +10210,9 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 16);
@@ -10220,21 +10220,21 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 16);
-        if (ca & 2u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 16);
@@ -10242,14 +10242,14 @@ static kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 16);
-        if (ca & 2u) sa_1 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -10268,7 +10268,7 @@ static void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f16_n
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
+  const int64_t ty0 = iy + a->pad_top; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
@@ -10289,7 +10289,7 @@ static void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
+#define kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -10346,79 +10346,79 @@ static void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f16_n
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const uint16_t *g = r0 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
+                              kv_ldn(flt + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const uint16_t *g = r0 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 2 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const uint16_t *g = r0 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 4 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const uint16_t *g = r2 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 10 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 10 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const uint16_t *g = r2 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 12 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 12 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const uint16_t *g = r2 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 14 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 14 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v4) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const uint16_t *g = r4 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 20 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 20 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const uint16_t *g = r4 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 22 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 22 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const uint16_t *g = r4 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 24 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 24 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -10497,16 +10497,16 @@ static void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f16_n
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const uint16_t *g = r0 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
+                              kv_ldn(flt + CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const uint16_t *g = r0 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 3 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -10515,16 +10515,16 @@ static void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f16_n
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const uint16_t *g = r2 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 11 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 11 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const uint16_t *g = r2 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 13 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 13 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -10533,16 +10533,16 @@ static void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f16_n
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const uint16_t *g = r4 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 21 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 21 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const uint16_t *g = r4 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 23 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 23 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -10582,7 +10582,7 @@ static void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_row1(const kfg_dwbpi_f16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
+#define kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -10639,53 +10639,53 @@ static void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_row1(const kfg_dwbpi_f16_n
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const uint16_t *g = r1 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 5 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const uint16_t *g = r1 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 7 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const uint16_t *g = r1 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 9 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 9 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v3) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const uint16_t *g = r3 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 15 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 15 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const uint16_t *g = r3 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 17 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 17 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const uint16_t *g = r3 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 19 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 19 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -10764,16 +10764,16 @@ static void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_row1(const kfg_dwbpi_f16_n
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const uint16_t *g = r1 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 6 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const uint16_t *g = r1 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 8 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -10782,16 +10782,16 @@ static void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_row1(const kfg_dwbpi_f16_n
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const uint16_t *g = r3 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 16 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 16 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const uint16_t *g = r3 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 18 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 18 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -10836,11 +10836,11 @@ void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512(const void *args, const kfi_par *
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 260 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
-  x.x0[0] = ((0 - PL) % 2 + 2) % 2;
+  x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 4 - PL, hi = (OW - 1) * 2 + 0 - PL + 1;
+    const int64_t lo = 4 - PL, hi = (OW - 1) * 2 - PL + 1;
     x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 1) / 2;
     x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 1) / 2;
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];

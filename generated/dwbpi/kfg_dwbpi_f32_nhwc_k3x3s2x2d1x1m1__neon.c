@@ -45,68 +45,68 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -137,78 +137,78 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -242,88 +242,88 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -360,98 +360,98 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -482,38 +482,38 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -533,48 +533,48 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -597,58 +597,58 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -674,68 +674,68 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -764,78 +764,78 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -867,88 +867,88 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -983,98 +983,98 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -1108,22 +1108,22 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const float *g = r0 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 1 + 0), s_0);
+        const float *g = r0 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0), s_0);
       }
       if (cm & 2u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 1 + 0), s_0);
+        const float *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0), s_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
-        const float *g = r2 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 1 + 0), s_0);
+        const float *g = r2 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const float *g = r2 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 1 + 0), s_0);
+        const float *g = r2 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -1139,26 +1139,26 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -1179,50 +1179,50 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1253,58 +1253,58 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1338,66 +1338,66 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1434,74 +1434,74 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1532,26 +1532,26 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1571,34 +1571,34 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1621,42 +1621,42 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1682,50 +1682,50 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1754,58 +1754,58 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1837,66 +1837,66 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -1931,74 +1931,74 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2032,14 +2032,14 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 1 + 0), s_0);
+        const float *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0), s_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
-        const float *g = r2 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 1 + 0), s_0);
+        const float *g = r2 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -2055,16 +2055,16 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -2085,35 +2085,35 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2144,40 +2144,40 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2211,45 +2211,45 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2286,50 +2286,50 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2360,20 +2360,20 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2393,25 +2393,25 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2434,30 +2434,30 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2483,35 +2483,35 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2540,40 +2540,40 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2605,45 +2605,45 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2678,50 +2678,50 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
     }
@@ -2755,12 +2755,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f s_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
-        const float *g = r1 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 1 + 0), s_0);
+        const float *g = r1 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const float *g = r1 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 1 + 0), s_0);
+        const float *g = r1 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -2776,14 +2776,14 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -2804,26 +2804,26 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2854,30 +2854,30 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2911,34 +2911,34 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -2975,38 +2975,38 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -3037,14 +3037,14 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -3064,18 +3064,18 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -3098,22 +3098,22 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -3139,26 +3139,26 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -3187,30 +3187,30 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -3242,34 +3242,34 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -3304,38 +3304,38 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
+      const float *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
     }
@@ -3369,8 +3369,8 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f s_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
-        const float *g = r1 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 1 + 0), s_0);
+        const float *g = r1 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -3386,9 +3386,9 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -3399,7 +3399,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
 /* Output rows of phase 0: filter rows { 0, 2 }. */
 static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_row0(const kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 4; /* channels in whole vectors */
   const float *dy = (const float *)a->dy, *flt = (const float *)a->filter;
   float *d = (float *)a->dx + (b * a->h + iy) * W * C;
@@ -3407,7 +3407,7 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_row0(const kfg_dwbpi_f32_nhw
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
+  const int64_t ty0 = iy + a->pad_top; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const float *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
@@ -3424,7 +3424,7 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_row0(const kfg_dwbpi_f32_nhw
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -3480,31 +3480,31 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_row0(const kfg_dwbpi_f32_nhw
         {
           kv_f s_0 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const float *g = r0 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const float *g = r0 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
-              const float *g = r0 + (tx2 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const float *g = r0 + (tx2 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const float *g = r2 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const float *g = r2 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
-              const float *g = r2 + (tx2 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const float *g = r2 + (tx2 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -3579,17 +3579,17 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_row0(const kfg_dwbpi_f32_nhw
           if (v0) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
-              const float *g = r0 + (tx1 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const float *g = r0 + (tx1 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v2) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
-              const float *g = r2 + (tx1 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const float *g = r2 + (tx1 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -3602,7 +3602,7 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_row0(const kfg_dwbpi_f32_nhw
 /* Output rows of phase 1: filter rows { 1 }. */
 static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_row1(const kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 4; /* channels in whole vectors */
   const float *dy = (const float *)a->dy, *flt = (const float *)a->filter;
   float *d = (float *)a->dx + (b * a->h + iy) * W * C;
@@ -3623,7 +3623,7 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_row1(const kfg_dwbpi_f32_nhw
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -3679,17 +3679,17 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_row1(const kfg_dwbpi_f32_nhw
         {
           kv_f s_0 = kv_zero();
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const float *g = r1 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const float *g = r1 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
-              const float *g = r1 + (tx2 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const float *g = r1 + (tx2 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -3764,9 +3764,9 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_row1(const kfg_dwbpi_f32_nhw
           if (v1) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
-              const float *g = r1 + (tx1 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const float *g = r1 + (tx1 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -3810,11 +3810,11 @@ void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *pa
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 148 / 16 * 16;
   if (x.cc < 16) x.cc = 16;
-  x.x0[0] = ((0 - PL) % 2 + 2) % 2;
+  x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 2 - PL, hi = (OW - 1) * 2 + 0 - PL + 1;
+    const int64_t lo = 2 - PL, hi = (OW - 1) * 2 - PL + 1;
     x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 1) / 2;
     x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 1) / 2;
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];

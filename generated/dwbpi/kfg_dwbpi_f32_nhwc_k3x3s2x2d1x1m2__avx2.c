@@ -52,13 +52,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -66,7 +66,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -76,17 +76,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -96,12 +96,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -109,7 +109,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -119,17 +119,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -162,13 +162,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -176,7 +176,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -186,7 +186,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -196,17 +196,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -216,12 +216,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -229,7 +229,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -239,7 +239,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -249,17 +249,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -296,13 +296,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -310,7 +310,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -320,7 +320,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -330,7 +330,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -340,17 +340,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -360,12 +360,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -373,7 +373,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -383,7 +383,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -393,7 +393,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -403,17 +403,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -444,13 +444,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -458,17 +458,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -478,12 +478,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -491,17 +491,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -528,13 +528,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -542,7 +542,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -552,17 +552,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -572,12 +572,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -585,7 +585,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -595,17 +595,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -636,13 +636,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -650,7 +650,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -660,7 +660,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -670,17 +670,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -690,12 +690,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -703,7 +703,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -713,7 +713,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -723,17 +723,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -768,13 +768,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -782,7 +782,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -792,7 +792,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -802,7 +802,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -812,17 +812,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -832,12 +832,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -845,7 +845,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -855,7 +855,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -865,7 +865,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -875,17 +875,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -919,24 +919,24 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const float *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 0 * CM + c0 * 2 + 8), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 2 + 0), s_0);
+        const float *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 2 * CM + c0 * 2 + 8), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const float *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 6 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
-        const float *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 2 + 0), s_0);
+        const float *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 8 * CM + c0 * 2 + 8), s_1);
       }
     }
@@ -954,31 +954,31 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 8);
+        const kv_f f = kv_ld(flt + c0 * 2 + 8);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 8), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 8);
-        if (ca & 2u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 8);
@@ -986,14 +986,14 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 8);
-        if (ca & 2u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -1017,11 +1017,11 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -1029,7 +1029,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1037,15 +1037,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -1055,10 +1055,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -1066,7 +1066,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1074,15 +1074,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -1119,11 +1119,11 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -1131,7 +1131,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -1139,7 +1139,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1147,15 +1147,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -1165,10 +1165,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -1176,7 +1176,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -1184,7 +1184,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1192,15 +1192,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -1241,11 +1241,11 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -1253,7 +1253,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -1261,7 +1261,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -1269,7 +1269,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1277,15 +1277,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -1295,10 +1295,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -1306,7 +1306,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -1314,7 +1314,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -1322,7 +1322,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1330,15 +1330,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -1371,19 +1371,19 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -1393,18 +1393,18 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -1431,11 +1431,11 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1443,15 +1443,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -1461,10 +1461,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1472,15 +1472,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -1511,11 +1511,11 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -1523,7 +1523,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1531,15 +1531,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -1549,10 +1549,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -1560,7 +1560,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1568,15 +1568,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -1611,11 +1611,11 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -1623,7 +1623,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -1631,7 +1631,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1639,15 +1639,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -1657,10 +1657,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -1668,7 +1668,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -1676,7 +1676,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1684,15 +1684,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -1731,11 +1731,11 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -1743,7 +1743,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -1751,7 +1751,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -1759,7 +1759,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1767,15 +1767,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -1785,10 +1785,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -1796,7 +1796,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -1804,7 +1804,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -1812,7 +1812,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1820,15 +1820,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -1863,15 +1863,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f s_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 1 * CM + c0 * 2 + 8), s_1);
+        const float *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + CM + c0 * 2 + 8), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
-        const float *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 2 + 0), s_0);
+        const float *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 7 * CM + c0 * 2 + 8), s_1);
       }
     }
@@ -1889,26 +1889,26 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 8);
-        if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        const kv_f f = kv_ld(flt + CM + c0 * 2 + 8);
+        if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 8);
-        if (ca & 1u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 1u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -1931,12 +1931,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -1944,7 +1944,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1954,17 +1954,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1998,12 +1998,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -2011,7 +2011,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -2021,7 +2021,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -2031,17 +2031,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -2079,12 +2079,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -2092,7 +2092,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -2102,7 +2102,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -2112,7 +2112,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -2122,17 +2122,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -2164,12 +2164,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -2177,17 +2177,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -2215,12 +2215,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -2228,7 +2228,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -2238,17 +2238,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -2280,12 +2280,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -2293,7 +2293,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -2303,7 +2303,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -2313,17 +2313,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -2359,12 +2359,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -2372,7 +2372,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -2382,7 +2382,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -2392,7 +2392,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -2402,17 +2402,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -2446,12 +2446,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const float *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 3 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
-        const float *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 2 + 0), s_0);
+        const float *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 5 * CM + c0 * 2 + 8), s_1);
       }
     }
@@ -2469,9 +2469,9 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 8);
@@ -2479,14 +2479,14 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 8);
-        if (ca & 2u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -2511,10 +2511,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2522,7 +2522,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2530,15 +2530,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2576,10 +2576,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -2587,7 +2587,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2595,7 +2595,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2603,15 +2603,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2653,10 +2653,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -2664,7 +2664,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -2672,7 +2672,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2680,7 +2680,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2688,15 +2688,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2730,18 +2730,18 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2769,10 +2769,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2780,15 +2780,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2820,10 +2820,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2831,7 +2831,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2839,15 +2839,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2883,10 +2883,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -2894,7 +2894,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2902,7 +2902,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2910,15 +2910,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2958,10 +2958,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -2969,7 +2969,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -2977,7 +2977,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2985,7 +2985,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2993,15 +2993,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -3036,8 +3036,8 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f s_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
-        const float *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 2 + 0), s_0);
+        const float *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 4 * CM + c0 * 2 + 8), s_1);
       }
     }
@@ -3055,14 +3055,14 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 8);
-        if (ca & 1u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 1u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -3081,7 +3081,7 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
+  const int64_t ty0 = iy + a->pad_top; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const float *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
@@ -3098,7 +3098,7 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -3151,37 +3151,37 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r0 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+                              kv_ldn(flt + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r0 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 2 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r2 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 6 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r2 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 8 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
@@ -3257,18 +3257,18 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r0 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+                              kv_ldn(flt + CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
           }
           if (v2) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r2 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 7 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
@@ -3304,7 +3304,7 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -3357,19 +3357,19 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r1 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 3 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r1 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 5 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
@@ -3445,8 +3445,8 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r1 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 4 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
@@ -3492,11 +3492,11 @@ void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2(const void *args, const kfi_par *pa
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 224 / 16 * 16;
   if (x.cc < 16) x.cc = 16;
-  x.x0[0] = ((0 - PL) % 2 + 2) % 2;
+  x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 2 - PL, hi = (OW - 1) * 2 + 0 - PL + 1;
+    const int64_t lo = 2 - PL, hi = (OW - 1) * 2 - PL + 1;
     x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 1) / 2;
     x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 1) / 2;
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];

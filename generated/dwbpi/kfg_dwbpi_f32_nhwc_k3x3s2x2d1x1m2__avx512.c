@@ -56,13 +56,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -70,7 +70,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -80,7 +80,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -90,7 +90,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -100,17 +100,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -120,12 +120,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -133,7 +133,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -143,7 +143,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -153,7 +153,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -163,17 +163,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -214,13 +214,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -228,7 +228,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -238,7 +238,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -248,7 +248,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -258,7 +258,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -268,17 +268,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -288,12 +288,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -301,7 +301,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -311,7 +311,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -321,7 +321,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -331,7 +331,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -341,17 +341,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -396,13 +396,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -410,7 +410,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -420,7 +420,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -430,7 +430,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -440,7 +440,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -450,7 +450,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -460,17 +460,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -480,12 +480,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -493,7 +493,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -503,7 +503,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -513,7 +513,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -523,7 +523,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -533,7 +533,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -543,17 +543,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -602,13 +602,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -616,7 +616,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -626,7 +626,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -636,7 +636,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -646,7 +646,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -656,7 +656,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -666,7 +666,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -676,17 +676,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -696,12 +696,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -709,7 +709,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -719,7 +719,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -729,7 +729,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -739,7 +739,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -749,7 +749,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -759,7 +759,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -769,17 +769,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -816,13 +816,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -830,17 +830,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -850,12 +850,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -863,17 +863,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -900,13 +900,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -914,7 +914,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -924,17 +924,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -944,12 +944,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -957,7 +957,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -967,17 +967,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1008,13 +1008,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -1022,7 +1022,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -1032,7 +1032,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1042,17 +1042,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1062,12 +1062,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -1075,7 +1075,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -1085,7 +1085,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1095,17 +1095,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1140,13 +1140,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -1154,7 +1154,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -1164,7 +1164,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -1174,7 +1174,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1184,17 +1184,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1204,12 +1204,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -1217,7 +1217,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -1227,7 +1227,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -1237,7 +1237,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1247,17 +1247,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1296,13 +1296,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1310,7 +1310,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -1320,7 +1320,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -1330,7 +1330,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -1340,7 +1340,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1350,17 +1350,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1370,12 +1370,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1383,7 +1383,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -1393,7 +1393,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -1403,7 +1403,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -1413,7 +1413,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1423,17 +1423,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1476,13 +1476,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -1490,7 +1490,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -1500,7 +1500,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -1510,7 +1510,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -1520,7 +1520,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -1530,7 +1530,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1540,17 +1540,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1560,12 +1560,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -1573,7 +1573,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -1583,7 +1583,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -1593,7 +1593,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -1603,7 +1603,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -1613,7 +1613,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1623,17 +1623,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1680,13 +1680,13 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -1694,7 +1694,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -1704,7 +1704,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -1714,7 +1714,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -1724,7 +1724,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -1734,7 +1734,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -1744,7 +1744,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1754,17 +1754,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1774,12 +1774,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -1787,7 +1787,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -1797,7 +1797,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -1807,7 +1807,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -1817,7 +1817,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -1827,7 +1827,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -1837,7 +1837,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1847,17 +1847,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -1897,24 +1897,24 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const float *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 0 * CM + c0 * 2 + 16), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 2 + 0), s_0);
+        const float *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 2 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const float *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 6 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
-        const float *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 2 + 0), s_0);
+        const float *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 8 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -1932,31 +1932,31 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 16);
+        const kv_f f = kv_ld(flt + c0 * 2 + 16);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 16), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 16);
-        if (ca & 2u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 16);
@@ -1964,14 +1964,14 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 16);
-        if (ca & 2u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -1997,11 +1997,11 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -2009,7 +2009,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2017,7 +2017,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2025,15 +2025,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2043,10 +2043,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -2054,7 +2054,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2062,7 +2062,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2070,15 +2070,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2119,11 +2119,11 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -2131,7 +2131,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -2139,7 +2139,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2147,7 +2147,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2155,15 +2155,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2173,10 +2173,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -2184,7 +2184,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -2192,7 +2192,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2200,7 +2200,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2208,15 +2208,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2261,11 +2261,11 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -2273,7 +2273,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -2281,7 +2281,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -2289,7 +2289,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2297,7 +2297,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2305,15 +2305,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2323,10 +2323,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -2334,7 +2334,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -2342,7 +2342,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -2350,7 +2350,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2358,7 +2358,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2366,15 +2366,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2423,11 +2423,11 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -2435,7 +2435,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -2443,7 +2443,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -2451,7 +2451,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -2459,7 +2459,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2467,7 +2467,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2475,15 +2475,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2493,10 +2493,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -2504,7 +2504,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -2512,7 +2512,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -2520,7 +2520,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -2528,7 +2528,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2536,7 +2536,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2544,15 +2544,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2589,19 +2589,19 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2611,18 +2611,18 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2649,11 +2649,11 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2661,15 +2661,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2679,10 +2679,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2690,15 +2690,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2729,11 +2729,11 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2741,7 +2741,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2749,15 +2749,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2767,10 +2767,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2778,7 +2778,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2786,15 +2786,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2829,11 +2829,11 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -2841,7 +2841,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2849,7 +2849,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2857,15 +2857,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2875,10 +2875,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -2886,7 +2886,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2894,7 +2894,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2902,15 +2902,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -2949,11 +2949,11 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -2961,7 +2961,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -2969,7 +2969,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2977,7 +2977,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2985,15 +2985,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -3003,10 +3003,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -3014,7 +3014,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -3022,7 +3022,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -3030,7 +3030,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -3038,15 +3038,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -3089,11 +3089,11 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -3101,7 +3101,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -3109,7 +3109,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -3117,7 +3117,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -3125,7 +3125,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -3133,15 +3133,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -3151,10 +3151,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -3162,7 +3162,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -3170,7 +3170,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -3178,7 +3178,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -3186,7 +3186,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -3194,15 +3194,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -3249,11 +3249,11 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -3261,7 +3261,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -3269,7 +3269,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -3277,7 +3277,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -3285,7 +3285,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -3293,7 +3293,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -3301,15 +3301,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -3319,10 +3319,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -3330,7 +3330,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -3338,7 +3338,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -3346,7 +3346,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -3354,7 +3354,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -3362,7 +3362,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -3370,15 +3370,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -3417,15 +3417,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f s_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 1 * CM + c0 * 2 + 16), s_1);
+        const float *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
-        const float *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 2 + 0), s_0);
+        const float *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 7 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -3443,26 +3443,26 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 16);
-        if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        const kv_f f = kv_ld(flt + CM + c0 * 2 + 16);
+        if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 16);
-        if (ca & 1u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 1u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -3489,12 +3489,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -3502,7 +3502,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -3512,7 +3512,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -3522,7 +3522,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -3532,17 +3532,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -3584,12 +3584,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -3597,7 +3597,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -3607,7 +3607,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -3617,7 +3617,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -3627,7 +3627,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -3637,17 +3637,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -3693,12 +3693,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -3706,7 +3706,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -3716,7 +3716,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -3726,7 +3726,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -3736,7 +3736,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -3746,7 +3746,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -3756,17 +3756,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -3816,12 +3816,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -3829,7 +3829,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -3839,7 +3839,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -3849,7 +3849,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -3859,7 +3859,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -3869,7 +3869,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -3879,7 +3879,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -3889,17 +3889,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -3937,12 +3937,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -3950,17 +3950,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -3988,12 +3988,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -4001,7 +4001,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -4011,17 +4011,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -4053,12 +4053,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -4066,7 +4066,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -4076,7 +4076,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -4086,17 +4086,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -4132,12 +4132,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -4145,7 +4145,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -4155,7 +4155,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -4165,7 +4165,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -4175,17 +4175,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -4225,12 +4225,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -4238,7 +4238,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -4248,7 +4248,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -4258,7 +4258,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -4268,7 +4268,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -4278,17 +4278,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -4332,12 +4332,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -4345,7 +4345,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -4355,7 +4355,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -4365,7 +4365,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -4375,7 +4375,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -4385,7 +4385,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -4395,17 +4395,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -4453,12 +4453,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4466,7 +4466,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -4476,7 +4476,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -4486,7 +4486,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -4496,7 +4496,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -4506,7 +4506,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -4516,7 +4516,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -4526,17 +4526,17 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f0_1, a0_1);
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
       }
       {
@@ -4576,12 +4576,12 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const float *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 3 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
-        const float *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 2 + 0), s_0);
+        const float *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 5 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -4599,9 +4599,9 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 16);
@@ -4609,14 +4609,14 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 16);
-        if (ca & 2u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -4643,10 +4643,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -4654,7 +4654,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -4662,7 +4662,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -4670,15 +4670,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -4720,10 +4720,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -4731,7 +4731,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -4739,7 +4739,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -4747,7 +4747,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -4755,15 +4755,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -4809,10 +4809,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -4820,7 +4820,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -4828,7 +4828,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -4836,7 +4836,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -4844,7 +4844,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -4852,15 +4852,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -4910,10 +4910,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -4921,7 +4921,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -4929,7 +4929,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -4937,7 +4937,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -4945,7 +4945,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -4953,7 +4953,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -4961,15 +4961,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -5007,18 +5007,18 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -5046,10 +5046,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -5057,15 +5057,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -5097,10 +5097,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -5108,7 +5108,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -5116,15 +5116,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -5160,10 +5160,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -5171,7 +5171,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -5179,7 +5179,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -5187,15 +5187,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -5235,10 +5235,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -5246,7 +5246,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -5254,7 +5254,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -5262,7 +5262,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -5270,15 +5270,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -5322,10 +5322,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -5333,7 +5333,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -5341,7 +5341,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -5349,7 +5349,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -5357,7 +5357,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -5365,15 +5365,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -5421,10 +5421,10 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -5432,7 +5432,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -5440,7 +5440,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -5448,7 +5448,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -5456,7 +5456,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -5464,7 +5464,7 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -5472,15 +5472,15 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
       }
       {
@@ -5519,8 +5519,8 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f s_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
-        const float *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 2 + 0), s_0);
+        const float *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 4 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -5538,14 +5538,14 @@ static kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 16);
-        if (ca & 1u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 1u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -5564,7 +5564,7 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f32_n
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
+  const int64_t ty0 = iy + a->pad_top; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const float *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
@@ -5581,7 +5581,7 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f32_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -5638,37 +5638,37 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f32_n
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r0 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
+                              kv_ldn(flt + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r0 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 2 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r2 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 6 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r2 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 8 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -5747,18 +5747,18 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f32_n
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r0 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
+                              kv_ldn(flt + CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v2) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r2 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 7 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -5794,7 +5794,7 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_row1(const kfg_dwbpi_f32_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -5851,19 +5851,19 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_row1(const kfg_dwbpi_f32_n
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r1 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 3 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r1 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 5 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -5942,8 +5942,8 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_row1(const kfg_dwbpi_f32_n
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r1 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 4 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -5989,11 +5989,11 @@ void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512(const void *args, const kfi_par *
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 264 / 16 * 16;
   if (x.cc < 16) x.cc = 16;
-  x.x0[0] = ((0 - PL) % 2 + 2) % 2;
+  x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 2 - PL, hi = (OW - 1) * 2 + 0 - PL + 1;
+    const int64_t lo = 2 - PL, hi = (OW - 1) * 2 - PL + 1;
     x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 1) / 2;
     x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 1) / 2;
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];

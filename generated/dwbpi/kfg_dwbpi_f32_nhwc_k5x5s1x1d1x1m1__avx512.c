@@ -51,36 +51,36 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -88,59 +88,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -148,59 +148,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -208,59 +208,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -268,59 +268,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -328,32 +328,32 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -377,36 +377,36 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -414,7 +414,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -422,59 +422,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -482,7 +482,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -490,59 +490,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -550,7 +550,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -558,59 +558,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -618,7 +618,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -626,59 +626,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -686,7 +686,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -694,32 +694,32 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -746,36 +746,36 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -783,7 +783,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -791,7 +791,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -799,59 +799,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -859,7 +859,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -867,7 +867,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -875,59 +875,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -935,7 +935,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -943,7 +943,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -951,59 +951,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1011,7 +1011,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1019,7 +1019,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1027,59 +1027,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1087,7 +1087,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1095,7 +1095,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1103,32 +1103,32 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -1158,36 +1158,36 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1195,7 +1195,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1203,7 +1203,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1211,7 +1211,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1219,59 +1219,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1279,7 +1279,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1287,7 +1287,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1295,7 +1295,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1303,59 +1303,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1363,7 +1363,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1371,7 +1371,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1379,7 +1379,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1387,59 +1387,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1447,7 +1447,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1455,7 +1455,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1463,7 +1463,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1471,59 +1471,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1531,7 +1531,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1539,7 +1539,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1547,7 +1547,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1555,32 +1555,32 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -1604,189 +1604,189 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
   }
 }
 
@@ -1799,229 +1799,229 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
   }
@@ -2037,269 +2037,269 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -2318,36 +2318,36 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2355,59 +2355,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2415,59 +2415,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2475,59 +2475,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2535,59 +2535,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2595,32 +2595,32 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -2642,36 +2642,36 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2679,7 +2679,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2687,59 +2687,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2747,7 +2747,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2755,59 +2755,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2815,7 +2815,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2823,59 +2823,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2883,7 +2883,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2891,59 +2891,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2951,7 +2951,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2959,32 +2959,32 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -3009,36 +3009,36 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3046,7 +3046,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3054,7 +3054,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3062,59 +3062,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3122,7 +3122,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3130,7 +3130,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3138,59 +3138,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3198,7 +3198,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3206,7 +3206,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3214,59 +3214,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3274,7 +3274,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3282,7 +3282,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3290,59 +3290,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3350,7 +3350,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3358,7 +3358,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3366,32 +3366,32 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -3419,36 +3419,36 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3456,7 +3456,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3464,7 +3464,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3472,7 +3472,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3480,59 +3480,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3540,7 +3540,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3548,7 +3548,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3556,7 +3556,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3564,59 +3564,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3624,7 +3624,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3632,7 +3632,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3640,7 +3640,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3648,59 +3648,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3708,7 +3708,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3716,7 +3716,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3724,7 +3724,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3732,59 +3732,59 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const float *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3792,7 +3792,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3800,7 +3800,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3808,7 +3808,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3816,32 +3816,32 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -3868,112 +3868,112 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const float *g = r0 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 1 + 0), s_0);
+        const float *g = r0 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0), s_0);
       }
       if (cm & 2u) {
-        const float *g = r0 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 1 + 0), s_0);
+        const float *g = r0 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0), s_0);
       }
       if (cm & 4u) {
-        const float *g = r0 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 1 + 0), s_0);
+        const float *g = r0 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const float *g = r0 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 1 + 0), s_0);
+        const float *g = r0 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 1 + 0), s_0);
+        const float *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0), s_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
-        const float *g = r1 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 1 + 0), s_0);
+        const float *g = r1 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const float *g = r1 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 1 + 0), s_0);
+        const float *g = r1 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const float *g = r1 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 1 + 0), s_0);
+        const float *g = r1 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const float *g = r1 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 1 + 0), s_0);
+        const float *g = r1 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const float *g = r1 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 9 * CM + c0 * 1 + 0), s_0);
+        const float *g = r1 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 9 * CM + c0), s_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
-        const float *g = r2 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 10 * CM + c0 * 1 + 0), s_0);
+        const float *g = r2 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 10 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const float *g = r2 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 11 * CM + c0 * 1 + 0), s_0);
+        const float *g = r2 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 11 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const float *g = r2 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 12 * CM + c0 * 1 + 0), s_0);
+        const float *g = r2 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 12 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const float *g = r2 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 13 * CM + c0 * 1 + 0), s_0);
+        const float *g = r2 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 13 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const float *g = r2 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 14 * CM + c0 * 1 + 0), s_0);
+        const float *g = r2 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 14 * CM + c0), s_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
-        const float *g = r3 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 15 * CM + c0 * 1 + 0), s_0);
+        const float *g = r3 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 15 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const float *g = r3 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 16 * CM + c0 * 1 + 0), s_0);
+        const float *g = r3 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 16 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const float *g = r3 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 17 * CM + c0 * 1 + 0), s_0);
+        const float *g = r3 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 17 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const float *g = r3 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 18 * CM + c0 * 1 + 0), s_0);
+        const float *g = r3 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 18 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const float *g = r3 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 19 * CM + c0 * 1 + 0), s_0);
+        const float *g = r3 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 19 * CM + c0), s_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
-        const float *g = r4 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 20 * CM + c0 * 1 + 0), s_0);
+        const float *g = r4 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 20 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const float *g = r4 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 21 * CM + c0 * 1 + 0), s_0);
+        const float *g = r4 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 21 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const float *g = r4 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 22 * CM + c0 * 1 + 0), s_0);
+        const float *g = r4 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 22 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const float *g = r4 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 23 * CM + c0 * 1 + 0), s_0);
+        const float *g = r4 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 23 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const float *g = r4 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 24 * CM + c0 * 1 + 0), s_0);
+        const float *g = r4 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 24 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -3989,137 +3989,137 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 9 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 9 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 10 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 10 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 11 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 11 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 12 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 12 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 13 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 13 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 14 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 14 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 15 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 15 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 16 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 16 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 17 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 17 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 18 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 18 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 19 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 19 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 20 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 20 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 21 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 21 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 22 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 22 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 23 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 23 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 24 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 24 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -4130,7 +4130,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
 /* Output rows of phase 0: filter rows { 0, 1, 2, 3, 4 }. */
 static void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 16; /* channels in whole vectors */
   const float *dy = (const float *)a->dy, *flt = (const float *)a->filter;
   float *d = (float *)a->dx + (b * a->h + iy) * W * C;
@@ -4138,25 +4138,25 @@ static void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
-  const int v0 = ty0 >= 0 && ty0 / 1 < OH;
-  const float *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
+  const int64_t ty0 = iy + a->pad_top; /* oy */
+  const int v0 = ty0 >= 0 && ty0 < OH;
+  const float *r0 = dy + (b * OH + (v0 ? ty0 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
-  const int64_t ty1 = iy + a->pad_top - 1; /* oy * 1 */
-  const int v1 = ty1 >= 0 && ty1 / 1 < OH;
-  const float *r1 = dy + (b * OH + (v1 ? ty1 / 1 : 0)) * OW * CM;
+  const int64_t ty1 = iy + a->pad_top - 1; /* oy */
+  const int v1 = ty1 >= 0 && ty1 < OH;
+  const float *r1 = dy + (b * OH + (v1 ? ty1 : 0)) * OW * CM;
   vm |= v1 ? 2u : 0u;
-  const int64_t ty2 = iy + a->pad_top - 2; /* oy * 1 */
-  const int v2 = ty2 >= 0 && ty2 / 1 < OH;
-  const float *r2 = dy + (b * OH + (v2 ? ty2 / 1 : 0)) * OW * CM;
+  const int64_t ty2 = iy + a->pad_top - 2; /* oy */
+  const int v2 = ty2 >= 0 && ty2 < OH;
+  const float *r2 = dy + (b * OH + (v2 ? ty2 : 0)) * OW * CM;
   vm |= v2 ? 4u : 0u;
-  const int64_t ty3 = iy + a->pad_top - 3; /* oy * 1 */
-  const int v3 = ty3 >= 0 && ty3 / 1 < OH;
-  const float *r3 = dy + (b * OH + (v3 ? ty3 / 1 : 0)) * OW * CM;
+  const int64_t ty3 = iy + a->pad_top - 3; /* oy */
+  const int v3 = ty3 >= 0 && ty3 < OH;
+  const float *r3 = dy + (b * OH + (v3 ? ty3 : 0)) * OW * CM;
   vm |= v3 ? 8u : 0u;
-  const int64_t ty4 = iy + a->pad_top - 4; /* oy * 1 */
-  const int v4 = ty4 >= 0 && ty4 / 1 < OH;
-  const float *r4 = dy + (b * OH + (v4 ? ty4 / 1 : 0)) * OW * CM;
+  const int64_t ty4 = iy + a->pad_top - 4; /* oy */
+  const int v4 = ty4 >= 0 && ty4 < OH;
+  const float *r4 = dy + (b * OH + (v4 ? ty4 : 0)) * OW * CM;
   vm |= v4 ? 16u : 0u;
   { /* column phase 0: filter cols { 0, 1, 2, 3, 4 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
@@ -4167,17 +4167,17 @@ static void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 1 ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 1 ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 1 ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 1 ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 1 ? 16u : 0u))
+#define kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW ? 16u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
-          const int64_t ia = x0 + k * 1, ib = x0 + kb * 1;
-          kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_pair00(r0, r1, r2, r3, r4, vm, (ia + PL - 4) / 1, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_CM(ia), d + ia * C,
-                      (ib + PL - 4) / 1, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
+          const int64_t ia = x0 + k, ib = x0 + kb;
+          kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_pair00(r0, r1, r2, r3, r4, vm, (ia + PL - 4), kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_CM(ia), d + ia * C,
+                      (ib + PL - 4), kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
-          ix = x0 + k1 * 1;
-          kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_single00(r0, r1, r2, r3, r4, vm, (ix + PL - 4) / 1, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
+          ix = x0 + k1;
+          kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_single00(r0, r1, r2, r3, r4, vm, (ix + PL - 4), kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
 #undef kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_CM
@@ -4187,9 +4187,8 @@ static void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-          const int64_t q0 = (x0 + k * 1 + PL - 4) / 1;
-          float *o = d + (x0 + k * 1) * C;
+          const int64_t q0 = (x0 + k + PL - 4);
+          float *o = d + (x0 + k) * C;
           if (all && wb > 4) {
             switch (wb) {
               case 5: kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_fast00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
@@ -4219,167 +4218,167 @@ static void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
       const int m0 = rem;
       c0 = CV;
       for (k = 0; k < n; k++) {
-        ix = x0 + k * 1;
+        ix = x0 + k;
         {
           kv_f s_0 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r0 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r0 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r0 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r0 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r0 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r0 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r0 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r0 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r0 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r0 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r1 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r1 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r1 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r1 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r1 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r1 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r1 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r1 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r1 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 9 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r1 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r2 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 10 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r2 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r2 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 11 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r2 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r2 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 12 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r2 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r2 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 13 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r2 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r2 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 14 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r2 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v3) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r3 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 15 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r3 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r3 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 16 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r3 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r3 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 17 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r3 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r3 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 18 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r3 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r3 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 19 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r3 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v4) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r4 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 20 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r4 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r4 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 21 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r4 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r4 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 22 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r4 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r4 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 23 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r4 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r4 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 24 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r4 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -4419,13 +4418,13 @@ void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512(const void *args, const kfi_par *
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 372 / 16 * 16;
   if (x.cc < 16) x.cc = 16;
-  x.x0[0] = ((0 - PL) % 1 + 1) % 1;
-  x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
+  x.x0[0] = 0;
+  x.n[0] = W;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 4 - PL, hi = (OW - 1) * 1 + 0 - PL + 1;
-    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 0) / 1;
-    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 0) / 1;
+    const int64_t lo = 4 - PL, hi = (OW - 1) - PL + 1;
+    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0]);
+    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0]);
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
     if (x.khi[0] > x.n[0]) x.khi[0] = x.n[0];
     if (x.khi[0] < x.klo[0]) x.khi[0] = x.klo[0];

@@ -50,15 +50,15 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -66,7 +66,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -76,7 +76,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -88,7 +88,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -100,7 +100,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -112,17 +112,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -132,14 +132,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -147,7 +147,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -157,7 +157,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -169,7 +169,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -181,7 +181,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -193,17 +193,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -213,14 +213,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -228,7 +228,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -238,7 +238,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -250,7 +250,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -262,7 +262,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -274,17 +274,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -325,15 +325,15 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -341,7 +341,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -351,7 +351,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -363,7 +363,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -375,7 +375,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -387,7 +387,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -399,17 +399,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -419,14 +419,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -434,7 +434,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -444,7 +444,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -456,7 +456,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -468,7 +468,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -480,7 +480,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -492,17 +492,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -512,14 +512,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -527,7 +527,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -537,7 +537,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -549,7 +549,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -561,7 +561,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -573,7 +573,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -585,17 +585,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -640,15 +640,15 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -656,7 +656,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -666,7 +666,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -678,7 +678,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -690,7 +690,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -702,7 +702,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -714,7 +714,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -726,17 +726,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -746,14 +746,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -761,7 +761,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -771,7 +771,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -783,7 +783,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -795,7 +795,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -807,7 +807,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -819,7 +819,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -831,17 +831,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -851,14 +851,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -866,7 +866,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -876,7 +876,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -888,7 +888,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -900,7 +900,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -912,7 +912,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -924,7 +924,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -936,17 +936,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -995,15 +995,15 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -1011,7 +1011,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -1021,7 +1021,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -1033,7 +1033,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1045,7 +1045,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1057,7 +1057,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1069,7 +1069,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1081,7 +1081,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1093,17 +1093,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1113,14 +1113,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -1128,7 +1128,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -1138,7 +1138,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -1150,7 +1150,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1162,7 +1162,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1174,7 +1174,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1186,7 +1186,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1198,7 +1198,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1210,17 +1210,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1230,14 +1230,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -1245,7 +1245,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -1255,7 +1255,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -1267,7 +1267,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1279,7 +1279,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1291,7 +1291,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1303,7 +1303,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1315,7 +1315,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1327,17 +1327,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1374,15 +1374,15 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -1390,7 +1390,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -1400,17 +1400,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1420,14 +1420,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -1435,7 +1435,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -1445,17 +1445,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1465,14 +1465,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -1480,7 +1480,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -1490,17 +1490,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1527,15 +1527,15 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -1543,7 +1543,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1553,7 +1553,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1565,17 +1565,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1585,14 +1585,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -1600,7 +1600,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1610,7 +1610,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1622,17 +1622,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1642,14 +1642,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -1657,7 +1657,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1667,7 +1667,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1679,17 +1679,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1720,15 +1720,15 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -1736,7 +1736,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -1746,7 +1746,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1758,7 +1758,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1770,17 +1770,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1790,14 +1790,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -1805,7 +1805,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -1815,7 +1815,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1827,7 +1827,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1839,17 +1839,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1859,14 +1859,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -1874,7 +1874,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -1884,7 +1884,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1896,7 +1896,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1908,17 +1908,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -1953,15 +1953,15 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -1969,7 +1969,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -1979,7 +1979,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1991,7 +1991,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2003,7 +2003,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2015,17 +2015,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2035,14 +2035,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -2050,7 +2050,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -2060,7 +2060,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2072,7 +2072,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2084,7 +2084,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2096,17 +2096,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2116,14 +2116,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -2131,7 +2131,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -2141,7 +2141,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2153,7 +2153,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2165,7 +2165,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2177,17 +2177,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2226,15 +2226,15 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -2242,7 +2242,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -2252,7 +2252,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -2264,7 +2264,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2276,7 +2276,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2288,7 +2288,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2300,17 +2300,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2320,14 +2320,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -2335,7 +2335,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -2345,7 +2345,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -2357,7 +2357,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2369,7 +2369,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2381,7 +2381,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2393,17 +2393,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2413,14 +2413,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -2428,7 +2428,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -2438,7 +2438,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -2450,7 +2450,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2462,7 +2462,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2474,7 +2474,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2486,17 +2486,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2539,15 +2539,15 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2555,7 +2555,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -2565,7 +2565,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -2577,7 +2577,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -2589,7 +2589,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2601,7 +2601,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2613,7 +2613,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2625,17 +2625,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2645,14 +2645,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2660,7 +2660,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -2670,7 +2670,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -2682,7 +2682,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -2694,7 +2694,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2706,7 +2706,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2718,7 +2718,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2730,17 +2730,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2750,14 +2750,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2765,7 +2765,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -2775,7 +2775,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -2787,7 +2787,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -2799,7 +2799,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2811,7 +2811,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2823,7 +2823,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2835,17 +2835,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -2892,15 +2892,15 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -2908,7 +2908,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -2918,7 +2918,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -2930,7 +2930,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -2942,7 +2942,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -2954,7 +2954,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2966,7 +2966,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2978,7 +2978,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2990,17 +2990,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -3010,14 +3010,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -3025,7 +3025,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -3035,7 +3035,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -3047,7 +3047,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -3059,7 +3059,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -3071,7 +3071,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3083,7 +3083,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3095,7 +3095,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3107,17 +3107,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -3127,14 +3127,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -3142,7 +3142,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -3152,7 +3152,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -3164,7 +3164,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -3176,7 +3176,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -3188,7 +3188,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3200,7 +3200,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3212,7 +3212,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3224,17 +3224,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -3274,51 +3274,51 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const float *g = r0 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 0 * CM + c0 * 2 + 4), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 2 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 2 + 0), s_0);
+        const float *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 4 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const float *g = r2 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 10 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 10 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 10 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 12 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 12 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 12 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
-        const float *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 14 * CM + c0 * 2 + 0), s_0);
+        const float *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 14 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 14 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
         const float *g = r4 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 20 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 20 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 20 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r4 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 22 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 22 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 22 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
-        const float *g = r4 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 24 * CM + c0 * 2 + 0), s_0);
+        const float *g = r4 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 24 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 24 * CM + c0 * 2 + 4), s_1);
       }
     }
@@ -3336,19 +3336,19 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 4);
+        const kv_f f = kv_ld(flt + c0 * 2 + 4);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 4), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 4);
@@ -3356,21 +3356,21 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 4);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 4);
@@ -3378,9 +3378,9 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 4);
@@ -3388,21 +3388,21 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 4);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 4);
@@ -3410,9 +3410,9 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 4);
@@ -3420,14 +3420,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 4);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -3453,13 +3453,13 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -3467,7 +3467,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -3477,7 +3477,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -3487,7 +3487,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -3497,17 +3497,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -3517,12 +3517,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -3530,7 +3530,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -3540,7 +3540,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -3550,7 +3550,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -3560,17 +3560,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -3580,12 +3580,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -3593,7 +3593,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -3603,7 +3603,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -3613,7 +3613,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -3623,17 +3623,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -3674,13 +3674,13 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -3688,7 +3688,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -3698,7 +3698,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -3708,7 +3708,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -3718,7 +3718,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -3728,17 +3728,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -3748,12 +3748,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -3761,7 +3761,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -3771,7 +3771,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -3781,7 +3781,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -3791,7 +3791,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -3801,17 +3801,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -3821,12 +3821,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -3834,7 +3834,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -3844,7 +3844,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -3854,7 +3854,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -3864,7 +3864,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -3874,17 +3874,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -3929,13 +3929,13 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -3943,7 +3943,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -3953,7 +3953,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -3963,7 +3963,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -3973,7 +3973,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -3983,7 +3983,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -3993,17 +3993,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4013,12 +4013,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -4026,7 +4026,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -4036,7 +4036,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -4046,7 +4046,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -4056,7 +4056,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4066,7 +4066,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4076,17 +4076,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4096,12 +4096,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -4109,7 +4109,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -4119,7 +4119,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -4129,7 +4129,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -4139,7 +4139,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4149,7 +4149,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4159,17 +4159,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4218,13 +4218,13 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -4232,7 +4232,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -4242,7 +4242,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -4252,7 +4252,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -4262,7 +4262,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -4272,7 +4272,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4282,7 +4282,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4292,17 +4292,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4312,12 +4312,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -4325,7 +4325,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -4335,7 +4335,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -4345,7 +4345,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -4355,7 +4355,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -4365,7 +4365,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4375,7 +4375,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4385,17 +4385,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4405,12 +4405,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -4418,7 +4418,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -4428,7 +4428,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -4438,7 +4438,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -4448,7 +4448,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -4458,7 +4458,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4468,7 +4468,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4478,17 +4478,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4525,13 +4525,13 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -4539,17 +4539,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4559,12 +4559,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -4572,17 +4572,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4592,12 +4592,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -4605,17 +4605,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4642,13 +4642,13 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -4656,7 +4656,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4666,17 +4666,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4686,12 +4686,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -4699,7 +4699,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4709,17 +4709,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4729,12 +4729,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -4742,7 +4742,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4752,17 +4752,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4793,13 +4793,13 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -4807,7 +4807,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4817,7 +4817,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4827,17 +4827,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4847,12 +4847,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -4860,7 +4860,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4870,7 +4870,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4880,17 +4880,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4900,12 +4900,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -4913,7 +4913,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4923,7 +4923,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4933,17 +4933,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -4978,13 +4978,13 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -4992,7 +4992,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5002,7 +5002,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5012,7 +5012,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5022,17 +5022,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5042,12 +5042,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -5055,7 +5055,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5065,7 +5065,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5075,7 +5075,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5085,17 +5085,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5105,12 +5105,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -5118,7 +5118,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5128,7 +5128,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5138,7 +5138,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5148,17 +5148,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5197,13 +5197,13 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -5211,7 +5211,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5221,7 +5221,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5231,7 +5231,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5241,7 +5241,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5251,17 +5251,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5271,12 +5271,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -5284,7 +5284,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5294,7 +5294,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5304,7 +5304,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5314,7 +5314,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5324,17 +5324,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5344,12 +5344,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -5357,7 +5357,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5367,7 +5367,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5377,7 +5377,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5387,7 +5387,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5397,17 +5397,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5450,13 +5450,13 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -5464,7 +5464,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -5474,7 +5474,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5484,7 +5484,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5494,7 +5494,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5504,7 +5504,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5514,17 +5514,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5534,12 +5534,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -5547,7 +5547,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -5557,7 +5557,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5567,7 +5567,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5577,7 +5577,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5587,7 +5587,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5597,17 +5597,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5617,12 +5617,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -5630,7 +5630,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -5640,7 +5640,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5650,7 +5650,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5660,7 +5660,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5670,7 +5670,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5680,17 +5680,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5737,13 +5737,13 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -5751,7 +5751,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -5761,7 +5761,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -5771,7 +5771,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5781,7 +5781,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5791,7 +5791,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5801,7 +5801,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5811,17 +5811,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5831,12 +5831,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -5844,7 +5844,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -5854,7 +5854,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -5864,7 +5864,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5874,7 +5874,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5884,7 +5884,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5894,7 +5894,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5904,17 +5904,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -5924,12 +5924,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -5937,7 +5937,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -5947,7 +5947,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -5957,7 +5957,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5967,7 +5967,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5977,7 +5977,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -5987,7 +5987,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -5997,17 +5997,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -6047,36 +6047,36 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const float *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 1 * CM + c0 * 2 + 4), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 2 + 0), s_0);
+        const float *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 3 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const float *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 11 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 11 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 11 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
-        const float *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 13 * CM + c0 * 2 + 0), s_0);
+        const float *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 13 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 13 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
         const float *g = r4 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 21 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 21 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 21 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
-        const float *g = r4 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 23 * CM + c0 * 2 + 0), s_0);
+        const float *g = r4 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 23 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 23 * CM + c0 * 2 + 4), s_1);
       }
     }
@@ -6094,31 +6094,31 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 4);
+        const kv_f f = kv_ld(flt + CM + c0 * 2 + 4);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 4), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 4);
-        if (ca & 2u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 4);
@@ -6126,21 +6126,21 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 4);
-        if (ca & 2u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 4);
@@ -6148,14 +6148,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 4);
-        if (ca & 2u) sa_1 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -6182,14 +6182,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -6197,7 +6197,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -6207,7 +6207,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -6219,7 +6219,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -6231,7 +6231,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6243,17 +6243,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6263,14 +6263,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -6278,7 +6278,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -6288,7 +6288,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -6300,7 +6300,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -6312,7 +6312,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6324,17 +6324,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6376,14 +6376,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -6391,7 +6391,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -6401,7 +6401,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -6413,7 +6413,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -6425,7 +6425,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -6437,7 +6437,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6449,17 +6449,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6469,14 +6469,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -6484,7 +6484,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -6494,7 +6494,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -6506,7 +6506,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -6518,7 +6518,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -6530,7 +6530,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6542,17 +6542,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6598,14 +6598,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -6613,7 +6613,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -6623,7 +6623,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -6635,7 +6635,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -6647,7 +6647,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -6659,7 +6659,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -6671,7 +6671,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6683,17 +6683,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6703,14 +6703,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -6718,7 +6718,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -6728,7 +6728,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -6740,7 +6740,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -6752,7 +6752,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -6764,7 +6764,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -6776,7 +6776,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6788,17 +6788,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6848,14 +6848,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -6863,7 +6863,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -6873,7 +6873,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -6885,7 +6885,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -6897,7 +6897,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -6909,7 +6909,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -6921,7 +6921,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -6933,7 +6933,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6945,17 +6945,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -6965,14 +6965,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -6980,7 +6980,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -6990,7 +6990,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -7002,7 +7002,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -7014,7 +7014,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -7026,7 +7026,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -7038,7 +7038,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -7050,7 +7050,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7062,17 +7062,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7110,14 +7110,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -7125,7 +7125,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -7135,17 +7135,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7155,14 +7155,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -7170,7 +7170,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -7180,17 +7180,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7218,14 +7218,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -7233,7 +7233,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -7243,7 +7243,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7255,17 +7255,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7275,14 +7275,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -7290,7 +7290,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -7300,7 +7300,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7312,17 +7312,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7354,14 +7354,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7369,7 +7369,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -7379,7 +7379,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -7391,7 +7391,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7403,17 +7403,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7423,14 +7423,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7438,7 +7438,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -7448,7 +7448,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -7460,7 +7460,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7472,17 +7472,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7518,14 +7518,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -7533,7 +7533,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -7543,7 +7543,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -7555,7 +7555,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -7567,7 +7567,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7579,17 +7579,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7599,14 +7599,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -7614,7 +7614,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -7624,7 +7624,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -7636,7 +7636,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -7648,7 +7648,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7660,17 +7660,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7710,14 +7710,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -7725,7 +7725,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -7735,7 +7735,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -7747,7 +7747,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -7759,7 +7759,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -7771,7 +7771,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7783,17 +7783,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7803,14 +7803,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -7818,7 +7818,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -7828,7 +7828,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -7840,7 +7840,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -7852,7 +7852,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -7864,7 +7864,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7876,17 +7876,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -7930,14 +7930,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -7945,7 +7945,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -7955,7 +7955,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -7967,7 +7967,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -7979,7 +7979,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -7991,7 +7991,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -8003,7 +8003,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8015,17 +8015,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -8035,14 +8035,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -8050,7 +8050,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -8060,7 +8060,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -8072,7 +8072,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -8084,7 +8084,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -8096,7 +8096,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -8108,7 +8108,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8120,17 +8120,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -8178,14 +8178,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -8193,7 +8193,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -8203,7 +8203,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -8215,7 +8215,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -8227,7 +8227,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -8239,7 +8239,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -8251,7 +8251,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -8263,7 +8263,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8275,17 +8275,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -8295,14 +8295,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -8310,7 +8310,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -8320,7 +8320,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -8332,7 +8332,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -8344,7 +8344,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -8356,7 +8356,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -8368,7 +8368,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -8380,7 +8380,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8392,17 +8392,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f2_1, a0_1);
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
       }
       {
@@ -8442,34 +8442,34 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const float *g = r1 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 5 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 7 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
-        const float *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 9 * CM + c0 * 2 + 0), s_0);
+        const float *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 9 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 9 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
         const float *g = r3 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 15 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 15 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 15 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r3 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 17 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 17 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 17 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
-        const float *g = r3 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 19 * CM + c0 * 2 + 0), s_0);
+        const float *g = r3 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 19 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 19 * CM + c0 * 2 + 4), s_1);
       }
     }
@@ -8487,9 +8487,9 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 4);
@@ -8497,9 +8497,9 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 4);
@@ -8507,21 +8507,21 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 4);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 4);
@@ -8529,9 +8529,9 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 4);
@@ -8539,14 +8539,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 4);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -8573,12 +8573,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -8586,7 +8586,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -8596,7 +8596,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -8606,7 +8606,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -8616,17 +8616,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -8636,12 +8636,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -8649,7 +8649,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -8659,7 +8659,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -8669,7 +8669,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -8679,17 +8679,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -8731,12 +8731,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -8744,7 +8744,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -8754,7 +8754,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -8764,7 +8764,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -8774,7 +8774,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -8784,17 +8784,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -8804,12 +8804,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -8817,7 +8817,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -8827,7 +8827,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -8837,7 +8837,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -8847,7 +8847,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -8857,17 +8857,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -8913,12 +8913,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -8926,7 +8926,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -8936,7 +8936,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -8946,7 +8946,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -8956,7 +8956,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -8966,7 +8966,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -8976,17 +8976,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -8996,12 +8996,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -9009,7 +9009,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -9019,7 +9019,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -9029,7 +9029,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -9039,7 +9039,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9049,7 +9049,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9059,17 +9059,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9119,12 +9119,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -9132,7 +9132,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -9142,7 +9142,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -9152,7 +9152,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -9162,7 +9162,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -9172,7 +9172,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9182,7 +9182,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9192,17 +9192,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9212,12 +9212,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -9225,7 +9225,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -9235,7 +9235,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -9245,7 +9245,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -9255,7 +9255,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -9265,7 +9265,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9275,7 +9275,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9285,17 +9285,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9333,12 +9333,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -9346,17 +9346,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9366,12 +9366,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -9379,17 +9379,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9417,12 +9417,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -9430,7 +9430,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9440,17 +9440,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9460,12 +9460,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -9473,7 +9473,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9483,17 +9483,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9525,12 +9525,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -9538,7 +9538,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9548,7 +9548,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9558,17 +9558,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9578,12 +9578,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -9591,7 +9591,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9601,7 +9601,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9611,17 +9611,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9657,12 +9657,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -9670,7 +9670,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -9680,7 +9680,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9690,7 +9690,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9700,17 +9700,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9720,12 +9720,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -9733,7 +9733,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -9743,7 +9743,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9753,7 +9753,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9763,17 +9763,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9813,12 +9813,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -9826,7 +9826,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -9836,7 +9836,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -9846,7 +9846,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9856,7 +9856,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9866,17 +9866,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9886,12 +9886,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -9899,7 +9899,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -9909,7 +9909,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -9919,7 +9919,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -9929,7 +9929,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -9939,17 +9939,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -9993,12 +9993,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -10006,7 +10006,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -10016,7 +10016,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -10026,7 +10026,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -10036,7 +10036,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -10046,7 +10046,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -10056,17 +10056,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -10076,12 +10076,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -10089,7 +10089,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -10099,7 +10099,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -10109,7 +10109,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -10119,7 +10119,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -10129,7 +10129,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -10139,17 +10139,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -10197,12 +10197,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -10210,7 +10210,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -10220,7 +10220,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -10230,7 +10230,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -10240,7 +10240,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -10250,7 +10250,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -10260,7 +10260,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -10270,17 +10270,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -10290,12 +10290,12 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -10303,7 +10303,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -10313,7 +10313,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -10323,7 +10323,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -10333,7 +10333,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -10343,7 +10343,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -10353,7 +10353,7 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -10363,17 +10363,17 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f1_1, a0_1);
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
       }
       {
@@ -10413,24 +10413,24 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const float *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 6 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
-        const float *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 2 + 0), s_0);
+        const float *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 8 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
         const float *g = r3 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 16 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 16 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 16 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
-        const float *g = r3 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 18 * CM + c0 * 2 + 0), s_0);
+        const float *g = r3 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 18 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 18 * CM + c0 * 2 + 4), s_1);
       }
     }
@@ -10448,9 +10448,9 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 4);
@@ -10458,21 +10458,21 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 4);
-        if (ca & 2u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 4);
@@ -10480,14 +10480,14 @@ static kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 4);
-        if (ca & 2u) sa_1 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 2u) sa_1 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -10506,7 +10506,7 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
+  const int64_t ty0 = iy + a->pad_top; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const float *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
@@ -10527,7 +10527,7 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
+#define kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -10584,79 +10584,79 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r0 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
+                              kv_ldn(flt + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r0 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 2 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r0 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 4 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r2 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 10 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 10 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r2 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 12 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 12 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r2 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 14 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 14 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v4) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r4 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 20 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 20 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r4 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 22 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 22 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r4 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 24 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 24 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
@@ -10735,16 +10735,16 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r0 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
+                              kv_ldn(flt + CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r0 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 3 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
@@ -10753,16 +10753,16 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r2 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 11 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 11 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r2 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 13 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 13 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
@@ -10771,16 +10771,16 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r4 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 21 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 21 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r4 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 23 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 23 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
@@ -10820,7 +10820,7 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_row1(const kfg_dwbpi_f32_nhw
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
+#define kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -10877,53 +10877,53 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_row1(const kfg_dwbpi_f32_nhw
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r1 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 5 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r1 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 7 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r1 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 9 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 9 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v3) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r3 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 15 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 15 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r3 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 17 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 17 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r3 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 19 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 19 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
@@ -11002,16 +11002,16 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_row1(const kfg_dwbpi_f32_nhw
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r1 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 6 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r1 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 8 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
@@ -11020,16 +11020,16 @@ static void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_row1(const kfg_dwbpi_f32_nhw
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r3 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 16 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 16 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r3 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 18 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 18 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
@@ -11075,11 +11075,11 @@ void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon(const void *args, const kfi_par *pa
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 520 / 16 * 16;
   if (x.cc < 16) x.cc = 16;
-  x.x0[0] = ((0 - PL) % 2 + 2) % 2;
+  x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 4 - PL, hi = (OW - 1) * 2 + 0 - PL + 1;
+    const int64_t lo = 4 - PL, hi = (OW - 1) * 2 - PL + 1;
     x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 1) / 2;
     x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 1) / 2;
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];

@@ -51,38 +51,38 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -90,7 +90,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -98,7 +98,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -106,61 +106,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -168,7 +168,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -176,7 +176,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -184,61 +184,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -246,7 +246,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -254,7 +254,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -262,61 +262,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -324,7 +324,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -332,7 +332,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -340,61 +340,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -402,7 +402,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -410,7 +410,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -418,61 +418,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -480,7 +480,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -488,7 +488,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -496,61 +496,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -558,7 +558,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -566,7 +566,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -574,32 +574,32 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -623,38 +623,38 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -662,7 +662,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -671,7 +671,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -680,7 +680,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -688,61 +688,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -750,7 +750,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -759,7 +759,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -768,7 +768,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -776,61 +776,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -838,7 +838,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -847,7 +847,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -856,7 +856,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -864,61 +864,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -926,7 +926,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -935,7 +935,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -944,7 +944,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -952,61 +952,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1014,7 +1014,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1023,7 +1023,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1032,7 +1032,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1040,61 +1040,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1102,7 +1102,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1111,7 +1111,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1120,7 +1120,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1128,61 +1128,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1190,7 +1190,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1199,7 +1199,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1208,7 +1208,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1216,32 +1216,32 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -1268,38 +1268,38 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1307,7 +1307,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1316,7 +1316,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1326,7 +1326,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1335,7 +1335,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1343,61 +1343,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1405,7 +1405,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1414,7 +1414,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1424,7 +1424,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1433,7 +1433,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1441,61 +1441,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1503,7 +1503,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1512,7 +1512,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1522,7 +1522,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1531,7 +1531,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1539,61 +1539,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1601,7 +1601,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1610,7 +1610,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1620,7 +1620,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1629,7 +1629,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1637,61 +1637,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1699,7 +1699,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1708,7 +1708,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1718,7 +1718,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1727,7 +1727,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1735,61 +1735,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1797,7 +1797,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1806,7 +1806,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1816,7 +1816,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1825,7 +1825,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1833,61 +1833,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1895,7 +1895,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1904,7 +1904,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1914,7 +1914,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1923,7 +1923,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1931,32 +1931,32 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -1986,38 +1986,38 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2025,7 +2025,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2034,7 +2034,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2044,7 +2044,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2054,7 +2054,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2063,7 +2063,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2071,61 +2071,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2133,7 +2133,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2142,7 +2142,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2152,7 +2152,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2162,7 +2162,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2171,7 +2171,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2179,61 +2179,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2241,7 +2241,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2250,7 +2250,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2260,7 +2260,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2270,7 +2270,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2279,7 +2279,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2287,61 +2287,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2349,7 +2349,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2358,7 +2358,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2368,7 +2368,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2378,7 +2378,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2387,7 +2387,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2395,61 +2395,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2457,7 +2457,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2466,7 +2466,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2476,7 +2476,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2486,7 +2486,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2495,7 +2495,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2503,61 +2503,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2565,7 +2565,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2574,7 +2574,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2584,7 +2584,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2594,7 +2594,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2603,7 +2603,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2611,61 +2611,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2673,7 +2673,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2682,7 +2682,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2692,7 +2692,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2702,7 +2702,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2711,7 +2711,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2719,32 +2719,32 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -2768,345 +2768,345 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a0_0 = kv_zero();
     kv_f a1_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
   }
 }
 
@@ -3119,415 +3119,415 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a1_0 = kv_zero();
     kv_f a2_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
   }
@@ -3543,485 +3543,485 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a2_0 = kv_zero();
     kv_f a3_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -4040,38 +4040,38 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a3_0 = kv_zero();
     kv_f a4_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4079,7 +4079,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4087,7 +4087,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4095,61 +4095,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4157,7 +4157,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4165,7 +4165,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4173,61 +4173,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4235,7 +4235,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4243,7 +4243,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4251,61 +4251,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4313,7 +4313,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4321,7 +4321,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4329,61 +4329,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4391,7 +4391,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4399,7 +4399,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4407,61 +4407,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4469,7 +4469,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4477,7 +4477,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4485,61 +4485,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4547,7 +4547,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f4_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4555,7 +4555,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f5_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4563,32 +4563,32 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -4610,38 +4610,38 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a5_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4649,7 +4649,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4658,7 +4658,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4667,7 +4667,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4675,61 +4675,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4737,7 +4737,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4746,7 +4746,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4755,7 +4755,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4763,61 +4763,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4825,7 +4825,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4834,7 +4834,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4843,7 +4843,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4851,61 +4851,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4913,7 +4913,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4922,7 +4922,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4931,7 +4931,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4939,61 +4939,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5001,7 +5001,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5010,7 +5010,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5019,7 +5019,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5027,61 +5027,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5089,7 +5089,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5098,7 +5098,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5107,7 +5107,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5115,61 +5115,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5177,7 +5177,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f4_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5186,7 +5186,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f5_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5195,7 +5195,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5203,32 +5203,32 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -5253,38 +5253,38 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a6_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5292,7 +5292,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5301,7 +5301,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5311,7 +5311,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5320,7 +5320,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5328,61 +5328,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5390,7 +5390,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5399,7 +5399,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5409,7 +5409,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5418,7 +5418,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5426,61 +5426,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5488,7 +5488,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5497,7 +5497,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5507,7 +5507,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5516,7 +5516,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5524,61 +5524,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5586,7 +5586,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5595,7 +5595,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5605,7 +5605,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5614,7 +5614,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5622,61 +5622,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5684,7 +5684,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5693,7 +5693,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5703,7 +5703,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5712,7 +5712,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5720,61 +5720,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5782,7 +5782,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5791,7 +5791,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5801,7 +5801,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5810,7 +5810,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5818,61 +5818,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5880,7 +5880,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f4_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5889,7 +5889,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f5_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5899,7 +5899,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5908,7 +5908,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5916,32 +5916,32 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -5969,38 +5969,38 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a7_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6008,7 +6008,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6017,7 +6017,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6027,7 +6027,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6037,7 +6037,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6046,7 +6046,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6054,61 +6054,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g0 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 7 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6116,7 +6116,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6125,7 +6125,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6135,7 +6135,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6145,7 +6145,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6154,7 +6154,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6162,61 +6162,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g1 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 14 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6224,7 +6224,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6233,7 +6233,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6243,7 +6243,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6253,7 +6253,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6262,7 +6262,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6270,61 +6270,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g2 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 21 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6332,7 +6332,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6341,7 +6341,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6351,7 +6351,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6361,7 +6361,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6370,7 +6370,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6378,61 +6378,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g3 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 28 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6440,7 +6440,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6449,7 +6449,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6459,7 +6459,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6469,7 +6469,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6478,7 +6478,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6486,61 +6486,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g4 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 35 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6548,7 +6548,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6557,7 +6557,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6567,7 +6567,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6577,7 +6577,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6586,7 +6586,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6594,61 +6594,61 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g5 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const float *fr = flt + 42 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       {
-        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 13 * CM + c0);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -6656,7 +6656,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f4_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -6665,7 +6665,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f5_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6675,7 +6675,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_0 = kv_fma(g, f6_0, a7_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6685,7 +6685,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_0 = kv_fma(g, f6_0, a6_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6694,7 +6694,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_0 = kv_fma(g, f6_0, a5_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6702,32 +6702,32 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_0 = kv_fma(g, f6_0, a4_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
         a3_0 = kv_fma(g, f6_0, a3_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 1 + 0);
+        const kv_f g = kv_ld(g6 + c0);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
     }
     if (nt) kv_stream(o + c0, a0_0);
     else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
+    if (nt) kv_stream(o + C + c0, a1_0);
+    else kv_st(o + C + c0, a1_0);
     if (nt) kv_stream(o + 2 * C + c0, a2_0);
     else kv_st(o + 2 * C + c0, a2_0);
     if (nt) kv_stream(o + 3 * C + c0, a3_0);
@@ -6754,212 +6754,212 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const float *g = r0 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 1 + 0), s_0);
+        const float *g = r0 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0), s_0);
       }
       if (cm & 2u) {
-        const float *g = r0 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 1 + 0), s_0);
+        const float *g = r0 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0), s_0);
       }
       if (cm & 4u) {
-        const float *g = r0 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 1 + 0), s_0);
+        const float *g = r0 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const float *g = r0 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 1 + 0), s_0);
+        const float *g = r0 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const float *g = r0 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 1 + 0), s_0);
+        const float *g = r0 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const float *g = r0 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 1 + 0), s_0);
+        const float *g = r0 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 1 + 0), s_0);
+        const float *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0), s_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
-        const float *g = r1 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 1 + 0), s_0);
+        const float *g = r1 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const float *g = r1 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 1 + 0), s_0);
+        const float *g = r1 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const float *g = r1 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 9 * CM + c0 * 1 + 0), s_0);
+        const float *g = r1 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 9 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const float *g = r1 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 10 * CM + c0 * 1 + 0), s_0);
+        const float *g = r1 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 10 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const float *g = r1 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 11 * CM + c0 * 1 + 0), s_0);
+        const float *g = r1 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 11 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const float *g = r1 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 12 * CM + c0 * 1 + 0), s_0);
+        const float *g = r1 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 12 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const float *g = r1 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 13 * CM + c0 * 1 + 0), s_0);
+        const float *g = r1 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 13 * CM + c0), s_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
-        const float *g = r2 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 14 * CM + c0 * 1 + 0), s_0);
+        const float *g = r2 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 14 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const float *g = r2 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 15 * CM + c0 * 1 + 0), s_0);
+        const float *g = r2 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 15 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const float *g = r2 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 16 * CM + c0 * 1 + 0), s_0);
+        const float *g = r2 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 16 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const float *g = r2 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 17 * CM + c0 * 1 + 0), s_0);
+        const float *g = r2 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 17 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const float *g = r2 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 18 * CM + c0 * 1 + 0), s_0);
+        const float *g = r2 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 18 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const float *g = r2 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 19 * CM + c0 * 1 + 0), s_0);
+        const float *g = r2 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 19 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const float *g = r2 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 20 * CM + c0 * 1 + 0), s_0);
+        const float *g = r2 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 20 * CM + c0), s_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
-        const float *g = r3 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 21 * CM + c0 * 1 + 0), s_0);
+        const float *g = r3 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 21 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const float *g = r3 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 22 * CM + c0 * 1 + 0), s_0);
+        const float *g = r3 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 22 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const float *g = r3 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 23 * CM + c0 * 1 + 0), s_0);
+        const float *g = r3 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 23 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const float *g = r3 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 24 * CM + c0 * 1 + 0), s_0);
+        const float *g = r3 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 24 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const float *g = r3 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 25 * CM + c0 * 1 + 0), s_0);
+        const float *g = r3 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 25 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const float *g = r3 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 26 * CM + c0 * 1 + 0), s_0);
+        const float *g = r3 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 26 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const float *g = r3 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 27 * CM + c0 * 1 + 0), s_0);
+        const float *g = r3 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 27 * CM + c0), s_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
-        const float *g = r4 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 28 * CM + c0 * 1 + 0), s_0);
+        const float *g = r4 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 28 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const float *g = r4 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 29 * CM + c0 * 1 + 0), s_0);
+        const float *g = r4 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 29 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const float *g = r4 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 30 * CM + c0 * 1 + 0), s_0);
+        const float *g = r4 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 30 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const float *g = r4 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 31 * CM + c0 * 1 + 0), s_0);
+        const float *g = r4 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 31 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const float *g = r4 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 32 * CM + c0 * 1 + 0), s_0);
+        const float *g = r4 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 32 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const float *g = r4 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 33 * CM + c0 * 1 + 0), s_0);
+        const float *g = r4 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 33 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const float *g = r4 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 34 * CM + c0 * 1 + 0), s_0);
+        const float *g = r4 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 34 * CM + c0), s_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       if (cm & 1u) {
-        const float *g = r5 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 35 * CM + c0 * 1 + 0), s_0);
+        const float *g = r5 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 35 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const float *g = r5 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 36 * CM + c0 * 1 + 0), s_0);
+        const float *g = r5 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 36 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const float *g = r5 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 37 * CM + c0 * 1 + 0), s_0);
+        const float *g = r5 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 37 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const float *g = r5 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 38 * CM + c0 * 1 + 0), s_0);
+        const float *g = r5 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 38 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const float *g = r5 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 39 * CM + c0 * 1 + 0), s_0);
+        const float *g = r5 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 39 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const float *g = r5 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 40 * CM + c0 * 1 + 0), s_0);
+        const float *g = r5 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 40 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const float *g = r5 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 41 * CM + c0 * 1 + 0), s_0);
+        const float *g = r5 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 41 * CM + c0), s_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       if (cm & 1u) {
-        const float *g = r6 + (q + 6) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 42 * CM + c0 * 1 + 0), s_0);
+        const float *g = r6 + (q + 6) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 42 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const float *g = r6 + (q + 5) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 43 * CM + c0 * 1 + 0), s_0);
+        const float *g = r6 + (q + 5) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 43 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const float *g = r6 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 44 * CM + c0 * 1 + 0), s_0);
+        const float *g = r6 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 44 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const float *g = r6 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 45 * CM + c0 * 1 + 0), s_0);
+        const float *g = r6 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 45 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const float *g = r6 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 46 * CM + c0 * 1 + 0), s_0);
+        const float *g = r6 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 46 * CM + c0), s_0);
       }
       if (cm & 32u) {
-        const float *g = r6 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 47 * CM + c0 * 1 + 0), s_0);
+        const float *g = r6 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 47 * CM + c0), s_0);
       }
       if (cm & 64u) {
-        const float *g = r6 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 48 * CM + c0 * 1 + 0), s_0);
+        const float *g = r6 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 48 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -6975,261 +6975,261 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 9 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 9 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 10 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 10 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 11 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 11 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 12 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 12 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 13 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 13 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 14 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 14 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 15 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 15 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 16 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 16 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 17 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 17 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 18 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 18 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 19 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 19 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 20 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 20 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 21 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 21 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 22 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 22 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 23 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 23 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 24 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 24 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 25 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 25 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 26 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 26 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 27 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 27 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 28 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 28 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 29 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 29 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 30 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 30 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 31 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 31 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 32 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 32 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 33 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 33 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 34 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 34 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       {
-        const kv_f f = kv_ld(flt + 35 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 35 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 36 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 36 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 37 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 37 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 38 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 38 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 39 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 39 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 40 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 40 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 41 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 41 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r5 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r5 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       {
-        const kv_f f = kv_ld(flt + 42 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 6) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 42 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 6) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 43 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 5) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 43 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 5) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 44 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 44 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 45 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 45 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 46 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 46 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 47 * CM + c0 * 1 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 47 * CM + c0);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 48 * CM + c0 * 1 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 48 * CM + c0);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r6 + qa * CM + c0), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r6 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -7240,7 +7240,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhw
 /* Output rows of phase 0: filter rows { 0, 1, 2, 3, 4, 5, 6 }. */
 static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 16; /* channels in whole vectors */
   const float *dy = (const float *)a->dy, *flt = (const float *)a->filter;
   float *d = (float *)a->dx + (b * a->h + iy) * W * C;
@@ -7248,33 +7248,33 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
-  const int v0 = ty0 >= 0 && ty0 / 1 < OH;
-  const float *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
+  const int64_t ty0 = iy + a->pad_top; /* oy */
+  const int v0 = ty0 >= 0 && ty0 < OH;
+  const float *r0 = dy + (b * OH + (v0 ? ty0 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
-  const int64_t ty1 = iy + a->pad_top - 1; /* oy * 1 */
-  const int v1 = ty1 >= 0 && ty1 / 1 < OH;
-  const float *r1 = dy + (b * OH + (v1 ? ty1 / 1 : 0)) * OW * CM;
+  const int64_t ty1 = iy + a->pad_top - 1; /* oy */
+  const int v1 = ty1 >= 0 && ty1 < OH;
+  const float *r1 = dy + (b * OH + (v1 ? ty1 : 0)) * OW * CM;
   vm |= v1 ? 2u : 0u;
-  const int64_t ty2 = iy + a->pad_top - 2; /* oy * 1 */
-  const int v2 = ty2 >= 0 && ty2 / 1 < OH;
-  const float *r2 = dy + (b * OH + (v2 ? ty2 / 1 : 0)) * OW * CM;
+  const int64_t ty2 = iy + a->pad_top - 2; /* oy */
+  const int v2 = ty2 >= 0 && ty2 < OH;
+  const float *r2 = dy + (b * OH + (v2 ? ty2 : 0)) * OW * CM;
   vm |= v2 ? 4u : 0u;
-  const int64_t ty3 = iy + a->pad_top - 3; /* oy * 1 */
-  const int v3 = ty3 >= 0 && ty3 / 1 < OH;
-  const float *r3 = dy + (b * OH + (v3 ? ty3 / 1 : 0)) * OW * CM;
+  const int64_t ty3 = iy + a->pad_top - 3; /* oy */
+  const int v3 = ty3 >= 0 && ty3 < OH;
+  const float *r3 = dy + (b * OH + (v3 ? ty3 : 0)) * OW * CM;
   vm |= v3 ? 8u : 0u;
-  const int64_t ty4 = iy + a->pad_top - 4; /* oy * 1 */
-  const int v4 = ty4 >= 0 && ty4 / 1 < OH;
-  const float *r4 = dy + (b * OH + (v4 ? ty4 / 1 : 0)) * OW * CM;
+  const int64_t ty4 = iy + a->pad_top - 4; /* oy */
+  const int v4 = ty4 >= 0 && ty4 < OH;
+  const float *r4 = dy + (b * OH + (v4 ? ty4 : 0)) * OW * CM;
   vm |= v4 ? 16u : 0u;
-  const int64_t ty5 = iy + a->pad_top - 5; /* oy * 1 */
-  const int v5 = ty5 >= 0 && ty5 / 1 < OH;
-  const float *r5 = dy + (b * OH + (v5 ? ty5 / 1 : 0)) * OW * CM;
+  const int64_t ty5 = iy + a->pad_top - 5; /* oy */
+  const int v5 = ty5 >= 0 && ty5 < OH;
+  const float *r5 = dy + (b * OH + (v5 ? ty5 : 0)) * OW * CM;
   vm |= v5 ? 32u : 0u;
-  const int64_t ty6 = iy + a->pad_top - 6; /* oy * 1 */
-  const int v6 = ty6 >= 0 && ty6 / 1 < OH;
-  const float *r6 = dy + (b * OH + (v6 ? ty6 / 1 : 0)) * OW * CM;
+  const int64_t ty6 = iy + a->pad_top - 6; /* oy */
+  const int v6 = ty6 >= 0 && ty6 < OH;
+  const float *r6 = dy + (b * OH + (v6 ? ty6 : 0)) * OW * CM;
   vm |= v6 ? 64u : 0u;
   { /* column phase 0: filter cols { 0, 1, 2, 3, 4, 5, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
@@ -7285,17 +7285,17 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 1 ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 1 ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 1 ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 1 ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 1 ? 16u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW * 1 ? 32u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 1 ? 64u : 0u))
+#define kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW ? 16u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW ? 32u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW ? 64u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
-          const int64_t ia = x0 + k * 1, ib = x0 + kb * 1;
-          kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_pair00(r0, r1, r2, r3, r4, r5, r6, vm, (ia + PL - 6) / 1, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_CM(ia), d + ia * C,
-                      (ib + PL - 6) / 1, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
+          const int64_t ia = x0 + k, ib = x0 + kb;
+          kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_pair00(r0, r1, r2, r3, r4, r5, r6, vm, (ia + PL - 6), kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_CM(ia), d + ia * C,
+                      (ib + PL - 6), kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
-          ix = x0 + k1 * 1;
-          kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6) / 1, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
+          ix = x0 + k1;
+          kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6), kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
 #undef kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_CM
@@ -7305,9 +7305,8 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-          const int64_t q0 = (x0 + k * 1 + PL - 6) / 1;
-          float *o = d + (x0 + k * 1) * C;
+          const int64_t q0 = (x0 + k + PL - 6);
+          float *o = d + (x0 + k) * C;
           if (all && wb > 4) {
             switch (wb) {
               case 5: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_fast00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
@@ -7337,315 +7336,315 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_row0(const kfg_dwbpi_f32_n
       const int m0 = rem;
       c0 = CV;
       for (k = 0; k < n; k++) {
-        ix = x0 + k * 1;
+        ix = x0 + k;
         {
           kv_f s_0 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r0 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r0 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r0 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r0 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r0 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r0 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r0 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r0 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r0 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r0 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r0 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r0 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r0 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r0 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r1 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r1 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r1 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r1 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r1 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 9 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r1 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r1 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 10 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r1 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r1 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 11 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r1 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r1 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 12 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r1 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r1 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 13 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r1 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r2 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 14 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r2 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r2 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 15 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r2 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r2 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 16 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r2 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r2 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 17 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r2 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r2 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 18 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r2 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r2 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 19 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r2 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r2 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 20 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r2 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v3) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r3 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 21 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r3 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r3 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 22 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r3 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r3 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 23 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r3 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r3 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 24 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r3 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r3 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 25 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r3 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 25 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r3 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 26 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r3 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 26 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r3 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 27 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r3 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 27 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v4) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r4 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 28 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r4 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 28 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r4 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 29 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r4 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 29 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r4 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 30 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r4 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 30 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r4 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 31 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r4 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 31 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r4 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 32 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r4 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 32 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r4 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 33 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r4 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 33 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r4 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 34 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r4 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 34 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v5) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r5 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 35 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r5 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 35 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r5 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 36 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r5 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 36 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r5 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 37 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r5 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 37 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r5 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 38 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r5 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 38 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r5 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 39 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r5 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 39 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r5 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 40 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r5 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 40 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r5 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 41 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r5 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 41 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v6) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r6 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 42 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r6 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 42 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r6 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 43 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r6 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 43 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r6 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 44 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r6 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 44 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r6 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 45 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r6 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 45 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r6 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 46 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r6 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 46 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r6 + (tx5 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 47 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r6 + tx5 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 47 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r6 + (tx6 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 48 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r6 + tx6 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 48 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -7685,13 +7684,13 @@ void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512(const void *args, const kfi_par *
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 620 / 16 * 16;
   if (x.cc < 16) x.cc = 16;
-  x.x0[0] = ((0 - PL) % 1 + 1) % 1;
-  x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
+  x.x0[0] = 0;
+  x.n[0] = W;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 6 - PL, hi = (OW - 1) * 1 + 0 - PL + 1;
-    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 0) / 1;
-    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 0) / 1;
+    const int64_t lo = 6 - PL, hi = (OW - 1) - PL + 1;
+    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0]);
+    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0]);
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
     if (x.khi[0] > x.n[0]) x.khi[0] = x.n[0];
     if (x.khi[0] < x.klo[0]) x.khi[0] = x.klo[0];

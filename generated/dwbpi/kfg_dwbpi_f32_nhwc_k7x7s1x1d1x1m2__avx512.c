@@ -56,23 +56,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -80,7 +80,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -90,7 +90,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -102,7 +102,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -116,7 +116,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -132,7 +132,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -148,7 +148,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -164,7 +164,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -178,7 +178,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -190,17 +190,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -210,22 +210,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -233,7 +233,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -243,7 +243,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -255,7 +255,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -269,7 +269,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -285,7 +285,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -301,7 +301,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -317,7 +317,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -331,7 +331,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -343,17 +343,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -363,22 +363,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -386,7 +386,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -396,7 +396,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -408,7 +408,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -422,7 +422,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -438,7 +438,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -454,7 +454,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -470,7 +470,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -484,7 +484,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -496,17 +496,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -516,22 +516,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -539,7 +539,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -549,7 +549,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -561,7 +561,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -575,7 +575,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -591,7 +591,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -607,7 +607,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -623,7 +623,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -637,7 +637,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -649,17 +649,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -669,22 +669,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -692,7 +692,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -702,7 +702,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -714,7 +714,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -728,7 +728,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -744,7 +744,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -760,7 +760,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -776,7 +776,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -790,7 +790,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -802,17 +802,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -822,22 +822,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -845,7 +845,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -855,7 +855,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -867,7 +867,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -881,7 +881,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -897,7 +897,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -913,7 +913,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -929,7 +929,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -943,7 +943,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -955,17 +955,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -975,22 +975,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -998,7 +998,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -1008,7 +1008,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1020,7 +1020,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1034,7 +1034,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1050,7 +1050,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1066,7 +1066,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1082,7 +1082,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1096,7 +1096,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1108,17 +1108,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1128,8 +1128,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -1159,23 +1159,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1183,7 +1183,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -1193,7 +1193,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1205,7 +1205,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1219,7 +1219,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1235,7 +1235,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1253,7 +1253,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1271,7 +1271,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1287,7 +1287,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1301,7 +1301,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1313,17 +1313,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1333,22 +1333,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1356,7 +1356,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -1366,7 +1366,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1378,7 +1378,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1392,7 +1392,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1408,7 +1408,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1426,7 +1426,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1444,7 +1444,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1460,7 +1460,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1474,7 +1474,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1486,17 +1486,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1506,22 +1506,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1529,7 +1529,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -1539,7 +1539,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1551,7 +1551,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1565,7 +1565,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1581,7 +1581,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1599,7 +1599,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1617,7 +1617,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1633,7 +1633,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1647,7 +1647,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1659,17 +1659,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1679,22 +1679,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1702,7 +1702,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -1712,7 +1712,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1724,7 +1724,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1738,7 +1738,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1754,7 +1754,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1772,7 +1772,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1790,7 +1790,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1806,7 +1806,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1820,7 +1820,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1832,17 +1832,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1852,22 +1852,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1875,7 +1875,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -1885,7 +1885,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1897,7 +1897,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1911,7 +1911,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1927,7 +1927,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1945,7 +1945,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1963,7 +1963,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1979,7 +1979,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1993,7 +1993,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2005,17 +2005,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2025,22 +2025,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -2048,7 +2048,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -2058,7 +2058,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2070,7 +2070,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2084,7 +2084,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2100,7 +2100,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2118,7 +2118,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2136,7 +2136,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2152,7 +2152,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2166,7 +2166,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2178,17 +2178,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2198,22 +2198,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -2221,7 +2221,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -2231,7 +2231,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2243,7 +2243,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2257,7 +2257,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2273,7 +2273,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2291,7 +2291,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2309,7 +2309,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2325,7 +2325,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2339,7 +2339,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2351,17 +2351,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2371,8 +2371,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -2406,23 +2406,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2430,7 +2430,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -2440,7 +2440,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2452,7 +2452,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2466,7 +2466,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2482,7 +2482,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2500,7 +2500,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2520,7 +2520,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2538,7 +2538,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2554,7 +2554,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2568,7 +2568,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2580,17 +2580,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2600,22 +2600,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2623,7 +2623,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -2633,7 +2633,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2645,7 +2645,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2659,7 +2659,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2675,7 +2675,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2693,7 +2693,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2713,7 +2713,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2731,7 +2731,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2747,7 +2747,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2761,7 +2761,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2773,17 +2773,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2793,22 +2793,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2816,7 +2816,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -2826,7 +2826,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2838,7 +2838,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2852,7 +2852,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2868,7 +2868,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2886,7 +2886,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2906,7 +2906,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2924,7 +2924,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2940,7 +2940,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2954,7 +2954,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2966,17 +2966,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2986,22 +2986,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -3009,7 +3009,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -3019,7 +3019,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -3031,7 +3031,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3045,7 +3045,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3061,7 +3061,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3079,7 +3079,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3099,7 +3099,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3117,7 +3117,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3133,7 +3133,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -3147,7 +3147,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3159,17 +3159,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3179,22 +3179,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -3202,7 +3202,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -3212,7 +3212,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -3224,7 +3224,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3238,7 +3238,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3254,7 +3254,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3272,7 +3272,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3292,7 +3292,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3310,7 +3310,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3326,7 +3326,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -3340,7 +3340,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3352,17 +3352,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3372,22 +3372,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -3395,7 +3395,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -3405,7 +3405,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -3417,7 +3417,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3431,7 +3431,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3447,7 +3447,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3465,7 +3465,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3485,7 +3485,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3503,7 +3503,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3519,7 +3519,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -3533,7 +3533,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3545,17 +3545,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3565,22 +3565,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -3588,7 +3588,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -3598,7 +3598,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -3610,7 +3610,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3624,7 +3624,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3640,7 +3640,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3658,7 +3658,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3678,7 +3678,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3696,7 +3696,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3712,7 +3712,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -3726,7 +3726,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3738,17 +3738,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3758,8 +3758,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -3797,23 +3797,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -3821,7 +3821,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -3831,7 +3831,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -3843,7 +3843,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -3857,7 +3857,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3873,7 +3873,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3891,7 +3891,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3911,7 +3911,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3931,7 +3931,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3949,7 +3949,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3965,7 +3965,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -3979,7 +3979,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3991,17 +3991,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4011,22 +4011,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4034,7 +4034,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -4044,7 +4044,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -4056,7 +4056,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -4070,7 +4070,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -4086,7 +4086,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4104,7 +4104,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4124,7 +4124,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4144,7 +4144,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4162,7 +4162,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4178,7 +4178,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4192,7 +4192,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4204,17 +4204,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4224,22 +4224,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4247,7 +4247,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -4257,7 +4257,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -4269,7 +4269,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -4283,7 +4283,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -4299,7 +4299,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4317,7 +4317,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4337,7 +4337,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4357,7 +4357,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4375,7 +4375,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4391,7 +4391,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4405,7 +4405,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4417,17 +4417,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4437,22 +4437,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4460,7 +4460,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -4470,7 +4470,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -4482,7 +4482,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -4496,7 +4496,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -4512,7 +4512,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4530,7 +4530,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4550,7 +4550,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4570,7 +4570,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4588,7 +4588,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4604,7 +4604,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4618,7 +4618,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4630,17 +4630,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4650,22 +4650,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4673,7 +4673,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -4683,7 +4683,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -4695,7 +4695,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -4709,7 +4709,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -4725,7 +4725,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4743,7 +4743,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4763,7 +4763,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4783,7 +4783,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4801,7 +4801,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4817,7 +4817,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4831,7 +4831,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4843,17 +4843,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4863,22 +4863,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4886,7 +4886,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -4896,7 +4896,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -4908,7 +4908,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -4922,7 +4922,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -4938,7 +4938,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4956,7 +4956,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4976,7 +4976,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4996,7 +4996,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5014,7 +5014,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5030,7 +5030,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5044,7 +5044,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -5056,17 +5056,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5076,22 +5076,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -5099,7 +5099,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -5109,7 +5109,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -5121,7 +5121,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -5135,7 +5135,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -5151,7 +5151,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5169,7 +5169,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5189,7 +5189,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5209,7 +5209,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5227,7 +5227,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5243,7 +5243,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5257,7 +5257,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -5269,17 +5269,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5289,8 +5289,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -5316,23 +5316,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5340,7 +5340,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5350,7 +5350,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5360,7 +5360,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5370,7 +5370,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5380,7 +5380,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5390,17 +5390,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5410,22 +5410,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5433,7 +5433,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5443,7 +5443,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5453,7 +5453,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5463,7 +5463,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5473,7 +5473,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5483,17 +5483,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5503,22 +5503,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5526,7 +5526,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5536,7 +5536,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5546,7 +5546,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5556,7 +5556,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5566,7 +5566,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5576,17 +5576,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5596,22 +5596,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5619,7 +5619,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5629,7 +5629,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5639,7 +5639,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5649,7 +5649,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5659,7 +5659,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5669,17 +5669,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5689,22 +5689,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5712,7 +5712,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5722,7 +5722,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5732,7 +5732,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5742,7 +5742,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5752,7 +5752,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5762,17 +5762,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5782,22 +5782,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5805,7 +5805,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5815,7 +5815,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5825,7 +5825,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5835,7 +5835,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5845,7 +5845,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5855,17 +5855,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5875,22 +5875,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5898,7 +5898,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5908,7 +5908,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5918,7 +5918,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5928,7 +5928,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5938,7 +5938,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5948,17 +5948,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5968,8 +5968,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
   }
 }
 
@@ -5985,23 +5985,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6009,7 +6009,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6019,7 +6019,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6031,7 +6031,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6043,7 +6043,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6055,7 +6055,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6067,7 +6067,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6079,17 +6079,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6099,22 +6099,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6122,7 +6122,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6132,7 +6132,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6144,7 +6144,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6156,7 +6156,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6168,7 +6168,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6180,7 +6180,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6192,17 +6192,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6212,22 +6212,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6235,7 +6235,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6245,7 +6245,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6257,7 +6257,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6269,7 +6269,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6281,7 +6281,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6293,7 +6293,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6305,17 +6305,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6325,22 +6325,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6348,7 +6348,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6358,7 +6358,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6370,7 +6370,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6382,7 +6382,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6394,7 +6394,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6406,7 +6406,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6418,17 +6418,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6438,22 +6438,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6461,7 +6461,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6471,7 +6471,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6483,7 +6483,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6495,7 +6495,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6507,7 +6507,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6519,7 +6519,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6531,17 +6531,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6551,22 +6551,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6574,7 +6574,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6584,7 +6584,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6596,7 +6596,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6608,7 +6608,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6620,7 +6620,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6632,7 +6632,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6644,17 +6644,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6664,22 +6664,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6687,7 +6687,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6697,7 +6697,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6709,7 +6709,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6721,7 +6721,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6733,7 +6733,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6745,7 +6745,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6757,17 +6757,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6777,8 +6777,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
   }
@@ -6798,23 +6798,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -6822,7 +6822,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -6832,7 +6832,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6844,7 +6844,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6858,7 +6858,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6872,7 +6872,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6886,7 +6886,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6900,7 +6900,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6912,17 +6912,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6932,22 +6932,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -6955,7 +6955,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -6965,7 +6965,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6977,7 +6977,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6991,7 +6991,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7005,7 +7005,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7019,7 +7019,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7033,7 +7033,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7045,17 +7045,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7065,22 +7065,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7088,7 +7088,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -7098,7 +7098,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7110,7 +7110,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7124,7 +7124,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7138,7 +7138,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7152,7 +7152,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7166,7 +7166,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7178,17 +7178,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7198,22 +7198,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7221,7 +7221,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -7231,7 +7231,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7243,7 +7243,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7257,7 +7257,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7271,7 +7271,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7285,7 +7285,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7299,7 +7299,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7311,17 +7311,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7331,22 +7331,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7354,7 +7354,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -7364,7 +7364,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7376,7 +7376,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7390,7 +7390,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7404,7 +7404,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7418,7 +7418,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7432,7 +7432,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7444,17 +7444,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7464,22 +7464,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7487,7 +7487,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -7497,7 +7497,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7509,7 +7509,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7523,7 +7523,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7537,7 +7537,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7551,7 +7551,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7565,7 +7565,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7577,17 +7577,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7597,22 +7597,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7620,7 +7620,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -7630,7 +7630,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7642,7 +7642,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7656,7 +7656,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7670,7 +7670,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7684,7 +7684,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7698,7 +7698,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7710,17 +7710,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7730,8 +7730,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -7755,23 +7755,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -7779,7 +7779,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -7789,7 +7789,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -7801,7 +7801,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7815,7 +7815,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7831,7 +7831,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7847,7 +7847,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7863,7 +7863,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7877,7 +7877,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7889,17 +7889,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7909,22 +7909,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -7932,7 +7932,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -7942,7 +7942,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -7954,7 +7954,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7968,7 +7968,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7984,7 +7984,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8000,7 +8000,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8016,7 +8016,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8030,7 +8030,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8042,17 +8042,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8062,22 +8062,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -8085,7 +8085,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -8095,7 +8095,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8107,7 +8107,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8121,7 +8121,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8137,7 +8137,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8153,7 +8153,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8169,7 +8169,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8183,7 +8183,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8195,17 +8195,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8215,22 +8215,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -8238,7 +8238,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -8248,7 +8248,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8260,7 +8260,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8274,7 +8274,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8290,7 +8290,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8306,7 +8306,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8322,7 +8322,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8336,7 +8336,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8348,17 +8348,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8368,22 +8368,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -8391,7 +8391,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -8401,7 +8401,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8413,7 +8413,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8427,7 +8427,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8443,7 +8443,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8459,7 +8459,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8475,7 +8475,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8489,7 +8489,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8501,17 +8501,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8521,22 +8521,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -8544,7 +8544,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -8554,7 +8554,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8566,7 +8566,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8580,7 +8580,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8596,7 +8596,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8612,7 +8612,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8628,7 +8628,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8642,7 +8642,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8654,17 +8654,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8674,22 +8674,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -8697,7 +8697,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -8707,7 +8707,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8719,7 +8719,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8733,7 +8733,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8749,7 +8749,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8765,7 +8765,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8781,7 +8781,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8795,7 +8795,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8807,17 +8807,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8827,8 +8827,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -8856,23 +8856,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -8880,7 +8880,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -8890,7 +8890,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -8902,7 +8902,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8916,7 +8916,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8932,7 +8932,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8950,7 +8950,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8968,7 +8968,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8984,7 +8984,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8998,7 +8998,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9010,17 +9010,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9030,22 +9030,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9053,7 +9053,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9063,7 +9063,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9075,7 +9075,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9089,7 +9089,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9105,7 +9105,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9123,7 +9123,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -9141,7 +9141,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9157,7 +9157,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9171,7 +9171,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9183,17 +9183,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9203,22 +9203,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9226,7 +9226,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9236,7 +9236,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9248,7 +9248,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9262,7 +9262,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9278,7 +9278,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9296,7 +9296,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -9314,7 +9314,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9330,7 +9330,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9344,7 +9344,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9356,17 +9356,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9376,22 +9376,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9399,7 +9399,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9409,7 +9409,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9421,7 +9421,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9435,7 +9435,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9451,7 +9451,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9469,7 +9469,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -9487,7 +9487,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9503,7 +9503,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9517,7 +9517,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9529,17 +9529,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9549,22 +9549,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9572,7 +9572,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9582,7 +9582,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9594,7 +9594,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9608,7 +9608,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9624,7 +9624,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9642,7 +9642,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -9660,7 +9660,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9676,7 +9676,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9690,7 +9690,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9702,17 +9702,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9722,22 +9722,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9745,7 +9745,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9755,7 +9755,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9767,7 +9767,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9781,7 +9781,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9797,7 +9797,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9815,7 +9815,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -9833,7 +9833,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9849,7 +9849,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9863,7 +9863,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9875,17 +9875,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9895,22 +9895,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9918,7 +9918,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9928,7 +9928,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9940,7 +9940,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9954,7 +9954,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9970,7 +9970,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9988,7 +9988,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -10006,7 +10006,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10022,7 +10022,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -10036,7 +10036,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10048,17 +10048,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10068,8 +10068,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -10101,23 +10101,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10125,7 +10125,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -10135,7 +10135,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -10147,7 +10147,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -10161,7 +10161,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -10177,7 +10177,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -10195,7 +10195,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -10215,7 +10215,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -10233,7 +10233,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10249,7 +10249,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -10263,7 +10263,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10275,17 +10275,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10295,22 +10295,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10318,7 +10318,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -10328,7 +10328,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -10340,7 +10340,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -10354,7 +10354,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -10370,7 +10370,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -10388,7 +10388,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -10408,7 +10408,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -10426,7 +10426,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10442,7 +10442,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -10456,7 +10456,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10468,17 +10468,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10488,22 +10488,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10511,7 +10511,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -10521,7 +10521,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -10533,7 +10533,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -10547,7 +10547,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -10563,7 +10563,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -10581,7 +10581,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -10601,7 +10601,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -10619,7 +10619,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10635,7 +10635,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -10649,7 +10649,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10661,17 +10661,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10681,22 +10681,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10704,7 +10704,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -10714,7 +10714,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -10726,7 +10726,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -10740,7 +10740,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -10756,7 +10756,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -10774,7 +10774,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -10794,7 +10794,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -10812,7 +10812,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10828,7 +10828,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -10842,7 +10842,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10854,17 +10854,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10874,22 +10874,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10897,7 +10897,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -10907,7 +10907,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -10919,7 +10919,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -10933,7 +10933,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -10949,7 +10949,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -10967,7 +10967,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -10987,7 +10987,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -11005,7 +11005,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11021,7 +11021,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -11035,7 +11035,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11047,17 +11047,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11067,22 +11067,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -11090,7 +11090,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -11100,7 +11100,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -11112,7 +11112,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -11126,7 +11126,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -11142,7 +11142,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -11160,7 +11160,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -11180,7 +11180,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -11198,7 +11198,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11214,7 +11214,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -11228,7 +11228,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11240,17 +11240,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11260,22 +11260,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -11283,7 +11283,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -11293,7 +11293,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -11305,7 +11305,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -11319,7 +11319,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -11335,7 +11335,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -11353,7 +11353,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -11373,7 +11373,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -11391,7 +11391,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11407,7 +11407,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -11421,7 +11421,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11433,17 +11433,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11453,8 +11453,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -11490,23 +11490,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -11514,7 +11514,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -11524,7 +11524,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -11536,7 +11536,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -11550,7 +11550,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -11566,7 +11566,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -11584,7 +11584,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -11604,7 +11604,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -11624,7 +11624,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -11642,7 +11642,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11658,7 +11658,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -11672,7 +11672,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11684,17 +11684,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11704,22 +11704,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -11727,7 +11727,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -11737,7 +11737,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -11749,7 +11749,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -11763,7 +11763,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -11779,7 +11779,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -11797,7 +11797,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -11817,7 +11817,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -11837,7 +11837,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -11855,7 +11855,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11871,7 +11871,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -11885,7 +11885,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11897,17 +11897,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11917,22 +11917,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -11940,7 +11940,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -11950,7 +11950,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -11962,7 +11962,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -11976,7 +11976,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -11992,7 +11992,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -12010,7 +12010,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -12030,7 +12030,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -12050,7 +12050,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -12068,7 +12068,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12084,7 +12084,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -12098,7 +12098,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12110,17 +12110,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12130,22 +12130,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -12153,7 +12153,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -12163,7 +12163,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -12175,7 +12175,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -12189,7 +12189,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -12205,7 +12205,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -12223,7 +12223,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -12243,7 +12243,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -12263,7 +12263,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -12281,7 +12281,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12297,7 +12297,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -12311,7 +12311,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12323,17 +12323,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12343,22 +12343,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -12366,7 +12366,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -12376,7 +12376,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -12388,7 +12388,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -12402,7 +12402,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -12418,7 +12418,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -12436,7 +12436,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -12456,7 +12456,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -12476,7 +12476,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -12494,7 +12494,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12510,7 +12510,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -12524,7 +12524,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12536,17 +12536,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12556,22 +12556,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -12579,7 +12579,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -12589,7 +12589,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -12601,7 +12601,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -12615,7 +12615,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -12631,7 +12631,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -12649,7 +12649,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -12669,7 +12669,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -12689,7 +12689,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -12707,7 +12707,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12723,7 +12723,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -12737,7 +12737,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12749,17 +12749,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12769,22 +12769,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -12792,7 +12792,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -12802,7 +12802,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -12814,7 +12814,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -12828,7 +12828,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -12844,7 +12844,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -12862,7 +12862,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -12882,7 +12882,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -12902,7 +12902,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -12920,7 +12920,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12936,7 +12936,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -12950,7 +12950,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12962,17 +12962,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12982,8 +12982,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -13012,259 +13012,259 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const float *g = r0 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 0 * CM + c0 * 2 + 16), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r0 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 1 * CM + c0 * 2 + 16), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const float *g = r0 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 2 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
         const float *g = r0 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 3 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 16u) {
         const float *g = r0 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 4 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 32u) {
         const float *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 5 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 64u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 2 + 0), s_0);
+        const float *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 6 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const float *g = r1 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 7 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r1 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 8 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const float *g = r1 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 9 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 9 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 9 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
         const float *g = r1 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 10 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 10 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 10 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 16u) {
         const float *g = r1 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 11 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 11 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 11 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 32u) {
         const float *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 12 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 12 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 12 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 64u) {
-        const float *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 13 * CM + c0 * 2 + 0), s_0);
+        const float *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 13 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 13 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const float *g = r2 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 14 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 14 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 14 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r2 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 15 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 15 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 15 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const float *g = r2 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 16 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 16 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 16 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
         const float *g = r2 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 17 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 17 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 17 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 16u) {
         const float *g = r2 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 18 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 18 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 18 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 32u) {
         const float *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 19 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 19 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 19 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 64u) {
-        const float *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 20 * CM + c0 * 2 + 0), s_0);
+        const float *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 20 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 20 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
         const float *g = r3 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 21 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 21 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 21 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r3 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 22 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 22 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 22 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const float *g = r3 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 23 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 23 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 23 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
         const float *g = r3 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 24 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 24 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 24 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 16u) {
         const float *g = r3 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 25 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 25 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 25 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 32u) {
         const float *g = r3 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 26 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 26 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 26 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 64u) {
-        const float *g = r3 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 27 * CM + c0 * 2 + 0), s_0);
+        const float *g = r3 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 27 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 27 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
         const float *g = r4 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 28 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 28 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 28 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r4 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 29 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 29 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 29 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const float *g = r4 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 30 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 30 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 30 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
         const float *g = r4 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 31 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 31 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 31 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 16u) {
         const float *g = r4 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 32 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 32 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 32 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 32u) {
         const float *g = r4 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 33 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 33 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 33 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 64u) {
-        const float *g = r4 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 34 * CM + c0 * 2 + 0), s_0);
+        const float *g = r4 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 34 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 34 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       if (cm & 1u) {
         const float *g = r5 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 35 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 35 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 35 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r5 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 36 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 36 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 36 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const float *g = r5 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 37 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 37 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 37 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
         const float *g = r5 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 38 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 38 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 38 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 16u) {
         const float *g = r5 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 39 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 39 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 39 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 32u) {
         const float *g = r5 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 40 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 40 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 40 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 64u) {
-        const float *g = r5 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 41 * CM + c0 * 2 + 0), s_0);
+        const float *g = r5 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 41 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 41 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       if (cm & 1u) {
         const float *g = r6 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 42 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 42 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 42 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r6 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 43 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 43 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 43 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const float *g = r6 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 44 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 44 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 44 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
         const float *g = r6 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 45 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 45 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 45 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 16u) {
         const float *g = r6 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 46 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 46 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 46 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 32u) {
         const float *g = r6 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 47 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 47 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 47 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 64u) {
-        const float *g = r6 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 48 * CM + c0 * 2 + 0), s_0);
+        const float *g = r6 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 48 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 48 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -13282,29 +13282,29 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 16);
+        const kv_f f = kv_ld(flt + c0 * 2 + 16);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0 * 2 + 16), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 16);
+        const kv_f f = kv_ld(flt + CM + c0 * 2 + 16);
         if (ca & 2u) sa_1 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0 * 2 + 16), f, sa_1);
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 16);
@@ -13312,9 +13312,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 16);
@@ -13322,9 +13322,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 16);
@@ -13332,9 +13332,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 16);
@@ -13342,21 +13342,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 16);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 16);
@@ -13364,9 +13364,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 16);
@@ -13374,9 +13374,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 16);
@@ -13384,9 +13384,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 16);
@@ -13394,9 +13394,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 16);
@@ -13404,9 +13404,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 16);
@@ -13414,21 +13414,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 16);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 16);
@@ -13436,9 +13436,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 16);
@@ -13446,9 +13446,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 16);
@@ -13456,9 +13456,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 16);
@@ -13466,9 +13466,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 16);
@@ -13476,9 +13476,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 16);
@@ -13486,21 +13486,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 16);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 16);
@@ -13508,9 +13508,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 16);
@@ -13518,9 +13518,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 16);
@@ -13528,9 +13528,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 16);
@@ -13538,9 +13538,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 25 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 25 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 25 * CM + c0 * 2 + 16);
@@ -13548,9 +13548,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 26 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 26 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 26 * CM + c0 * 2 + 16);
@@ -13558,21 +13558,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 27 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 27 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 27 * CM + c0 * 2 + 16);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 28 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 28 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 28 * CM + c0 * 2 + 16);
@@ -13580,9 +13580,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 29 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 29 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 29 * CM + c0 * 2 + 16);
@@ -13590,9 +13590,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 30 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 30 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 30 * CM + c0 * 2 + 16);
@@ -13600,9 +13600,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 31 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 31 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 31 * CM + c0 * 2 + 16);
@@ -13610,9 +13610,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 32 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 32 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 32 * CM + c0 * 2 + 16);
@@ -13620,9 +13620,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 33 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 33 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 33 * CM + c0 * 2 + 16);
@@ -13630,21 +13630,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 34 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 34 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 34 * CM + c0 * 2 + 16);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       {
-        const kv_f f = kv_ld(flt + 35 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 35 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 35 * CM + c0 * 2 + 16);
@@ -13652,9 +13652,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 36 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 36 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 36 * CM + c0 * 2 + 16);
@@ -13662,9 +13662,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 37 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 37 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 37 * CM + c0 * 2 + 16);
@@ -13672,9 +13672,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 38 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 38 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 38 * CM + c0 * 2 + 16);
@@ -13682,9 +13682,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 39 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 39 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 39 * CM + c0 * 2 + 16);
@@ -13692,9 +13692,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 40 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 40 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 40 * CM + c0 * 2 + 16);
@@ -13702,21 +13702,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 41 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 41 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 41 * CM + c0 * 2 + 16);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       {
-        const kv_f f = kv_ld(flt + 42 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 42 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 42 * CM + c0 * 2 + 16);
@@ -13724,9 +13724,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 43 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 43 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 43 * CM + c0 * 2 + 16);
@@ -13734,9 +13734,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 44 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 44 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 44 * CM + c0 * 2 + 16);
@@ -13744,9 +13744,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 45 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 45 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 45 * CM + c0 * 2 + 16);
@@ -13754,9 +13754,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 46 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 46 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 46 * CM + c0 * 2 + 16);
@@ -13764,9 +13764,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 47 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 47 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 47 * CM + c0 * 2 + 16);
@@ -13774,14 +13774,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 48 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 48 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 48 * CM + c0 * 2 + 16);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -13800,33 +13800,33 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_f32_n
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
-  const int v0 = ty0 >= 0 && ty0 / 1 < OH;
-  const float *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
+  const int64_t ty0 = iy + a->pad_top; /* oy */
+  const int v0 = ty0 >= 0 && ty0 < OH;
+  const float *r0 = dy + (b * OH + (v0 ? ty0 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
-  const int64_t ty1 = iy + a->pad_top - 1; /* oy * 1 */
-  const int v1 = ty1 >= 0 && ty1 / 1 < OH;
-  const float *r1 = dy + (b * OH + (v1 ? ty1 / 1 : 0)) * OW * CM;
+  const int64_t ty1 = iy + a->pad_top - 1; /* oy */
+  const int v1 = ty1 >= 0 && ty1 < OH;
+  const float *r1 = dy + (b * OH + (v1 ? ty1 : 0)) * OW * CM;
   vm |= v1 ? 2u : 0u;
-  const int64_t ty2 = iy + a->pad_top - 2; /* oy * 1 */
-  const int v2 = ty2 >= 0 && ty2 / 1 < OH;
-  const float *r2 = dy + (b * OH + (v2 ? ty2 / 1 : 0)) * OW * CM;
+  const int64_t ty2 = iy + a->pad_top - 2; /* oy */
+  const int v2 = ty2 >= 0 && ty2 < OH;
+  const float *r2 = dy + (b * OH + (v2 ? ty2 : 0)) * OW * CM;
   vm |= v2 ? 4u : 0u;
-  const int64_t ty3 = iy + a->pad_top - 3; /* oy * 1 */
-  const int v3 = ty3 >= 0 && ty3 / 1 < OH;
-  const float *r3 = dy + (b * OH + (v3 ? ty3 / 1 : 0)) * OW * CM;
+  const int64_t ty3 = iy + a->pad_top - 3; /* oy */
+  const int v3 = ty3 >= 0 && ty3 < OH;
+  const float *r3 = dy + (b * OH + (v3 ? ty3 : 0)) * OW * CM;
   vm |= v3 ? 8u : 0u;
-  const int64_t ty4 = iy + a->pad_top - 4; /* oy * 1 */
-  const int v4 = ty4 >= 0 && ty4 / 1 < OH;
-  const float *r4 = dy + (b * OH + (v4 ? ty4 / 1 : 0)) * OW * CM;
+  const int64_t ty4 = iy + a->pad_top - 4; /* oy */
+  const int v4 = ty4 >= 0 && ty4 < OH;
+  const float *r4 = dy + (b * OH + (v4 ? ty4 : 0)) * OW * CM;
   vm |= v4 ? 16u : 0u;
-  const int64_t ty5 = iy + a->pad_top - 5; /* oy * 1 */
-  const int v5 = ty5 >= 0 && ty5 / 1 < OH;
-  const float *r5 = dy + (b * OH + (v5 ? ty5 / 1 : 0)) * OW * CM;
+  const int64_t ty5 = iy + a->pad_top - 5; /* oy */
+  const int v5 = ty5 >= 0 && ty5 < OH;
+  const float *r5 = dy + (b * OH + (v5 ? ty5 : 0)) * OW * CM;
   vm |= v5 ? 32u : 0u;
-  const int64_t ty6 = iy + a->pad_top - 6; /* oy * 1 */
-  const int v6 = ty6 >= 0 && ty6 / 1 < OH;
-  const float *r6 = dy + (b * OH + (v6 ? ty6 / 1 : 0)) * OW * CM;
+  const int64_t ty6 = iy + a->pad_top - 6; /* oy */
+  const int v6 = ty6 >= 0 && ty6 < OH;
+  const float *r6 = dy + (b * OH + (v6 ? ty6 : 0)) * OW * CM;
   vm |= v6 ? 64u : 0u;
   { /* column phase 0: filter cols { 0, 1, 2, 3, 4, 5, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
@@ -13837,17 +13837,17 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_f32_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 1 ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 1 ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 1 ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 1 ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 1 ? 16u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW * 1 ? 32u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 1 ? 64u : 0u))
+#define kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW ? 16u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW ? 32u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW ? 64u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
-          const int64_t ia = x0 + k * 1, ib = x0 + kb * 1;
-          kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_pair00(r0, r1, r2, r3, r4, r5, r6, vm, (ia + PL - 6) / 1, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_CM(ia), d + ia * C,
-                      (ib + PL - 6) / 1, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
+          const int64_t ia = x0 + k, ib = x0 + kb;
+          kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_pair00(r0, r1, r2, r3, r4, r5, r6, vm, (ia + PL - 6), kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_CM(ia), d + ia * C,
+                      (ib + PL - 6), kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
-          ix = x0 + k1 * 1;
-          kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6) / 1, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
+          ix = x0 + k1;
+          kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6), kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
 #undef kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_CM
@@ -13857,9 +13857,8 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_f32_n
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-          const int64_t q0 = (x0 + k * 1 + PL - 6) / 1;
-          float *o = d + (x0 + k * 1) * C;
+          const int64_t q0 = (x0 + k + PL - 6);
+          float *o = d + (x0 + k) * C;
           if (all && wb > 4) {
             switch (wb) {
               case 5: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_fast00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
@@ -13889,412 +13888,412 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_row0(const kfg_dwbpi_f32_n
       const int m0 = 2 * rem < 16 ? 2 * rem : 16, m1 = 2 * rem - m0;
       c0 = CV;
       for (k = 0; k < n; k++) {
-        ix = x0 + k * 1;
+        ix = x0 + k;
         {
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r0 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r0 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
+                              kv_ldn(flt + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r0 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r0 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
+                              kv_ldn(flt + CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r0 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r0 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 2 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r0 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r0 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 3 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r0 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r0 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 4 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r0 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r0 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 5 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r0 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r0 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 6 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r1 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r1 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 7 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r1 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r1 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 8 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r1 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 9 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r1 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 9 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r1 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 10 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r1 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 10 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r1 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 11 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r1 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 11 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r1 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 12 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r1 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 12 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r1 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 13 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r1 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 13 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r2 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 14 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r2 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 14 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r2 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 15 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r2 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 15 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r2 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 16 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r2 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 16 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r2 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 17 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r2 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 17 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r2 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 18 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r2 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 18 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r2 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 19 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r2 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 19 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r2 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 20 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r2 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 20 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v3) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r3 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 21 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r3 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 21 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r3 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 22 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r3 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 22 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r3 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 23 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r3 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 23 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r3 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 24 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r3 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 24 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r3 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 25 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r3 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 25 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 25 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r3 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 26 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r3 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 26 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 26 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r3 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 27 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r3 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 27 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 27 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v4) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r4 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 28 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r4 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 28 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 28 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r4 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 29 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r4 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 29 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 29 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r4 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 30 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r4 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 30 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 30 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r4 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 31 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r4 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 31 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 31 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r4 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 32 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r4 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 32 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 32 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r4 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 33 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r4 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 33 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 33 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r4 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 34 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r4 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 34 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 34 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v5) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r5 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 35 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r5 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 35 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 35 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r5 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 36 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r5 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 36 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 36 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r5 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 37 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r5 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 37 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 37 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r5 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 38 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r5 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 38 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 38 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r5 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 39 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r5 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 39 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 39 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r5 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 40 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r5 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 40 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 40 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r5 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 41 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r5 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 41 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 41 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v6) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r6 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 42 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r6 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 42 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 42 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r6 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 43 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r6 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 43 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 43 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r6 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 44 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r6 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 44 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 44 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r6 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 45 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r6 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 45 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 45 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r6 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 46 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r6 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 46 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 46 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r6 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 47 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r6 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 47 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 47 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r6 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 48 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r6 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 48 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 48 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -14336,13 +14335,13 @@ void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512(const void *args, const kfi_par *
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 1208 / 16 * 16;
   if (x.cc < 16) x.cc = 16;
-  x.x0[0] = ((0 - PL) % 1 + 1) % 1;
-  x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
+  x.x0[0] = 0;
+  x.n[0] = W;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 6 - PL, hi = (OW - 1) * 1 + 0 - PL + 1;
-    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 0) / 1;
-    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 0) / 1;
+    const int64_t lo = 6 - PL, hi = (OW - 1) - PL + 1;
+    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0]);
+    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0]);
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
     if (x.khi[0] > x.n[0]) x.khi[0] = x.n[0];
     if (x.khi[0] < x.klo[0]) x.khi[0] = x.klo[0];

@@ -50,23 +50,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -74,7 +74,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -84,7 +84,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -96,7 +96,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -110,7 +110,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -126,7 +126,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -142,7 +142,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -158,7 +158,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -172,7 +172,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -184,17 +184,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -204,22 +204,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -227,7 +227,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -237,7 +237,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -249,7 +249,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -263,7 +263,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -279,7 +279,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -295,7 +295,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -311,7 +311,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -325,7 +325,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -337,17 +337,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -357,22 +357,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -380,7 +380,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -390,7 +390,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -402,7 +402,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -416,7 +416,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -432,7 +432,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -448,7 +448,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -464,7 +464,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -478,7 +478,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -490,17 +490,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -510,22 +510,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -533,7 +533,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -543,7 +543,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -555,7 +555,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -569,7 +569,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -585,7 +585,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -601,7 +601,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -617,7 +617,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -631,7 +631,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -643,17 +643,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -663,22 +663,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -686,7 +686,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -696,7 +696,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -708,7 +708,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -722,7 +722,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -738,7 +738,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -754,7 +754,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -770,7 +770,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -784,7 +784,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -796,17 +796,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -816,22 +816,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -839,7 +839,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -849,7 +849,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -861,7 +861,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -875,7 +875,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -891,7 +891,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -907,7 +907,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -923,7 +923,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -937,7 +937,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -949,17 +949,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -969,22 +969,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -992,7 +992,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -1002,7 +1002,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1014,7 +1014,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1028,7 +1028,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1044,7 +1044,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1060,7 +1060,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1076,7 +1076,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1090,7 +1090,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1102,17 +1102,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1122,8 +1122,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -1153,23 +1153,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1177,7 +1177,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -1187,7 +1187,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1199,7 +1199,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1213,7 +1213,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1229,7 +1229,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1247,7 +1247,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1265,7 +1265,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1281,7 +1281,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1295,7 +1295,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1307,17 +1307,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1327,22 +1327,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1350,7 +1350,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -1360,7 +1360,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1372,7 +1372,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1386,7 +1386,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1402,7 +1402,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1420,7 +1420,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1438,7 +1438,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1454,7 +1454,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1468,7 +1468,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1480,17 +1480,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1500,22 +1500,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1523,7 +1523,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -1533,7 +1533,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1545,7 +1545,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1559,7 +1559,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1575,7 +1575,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1593,7 +1593,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1611,7 +1611,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1627,7 +1627,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1641,7 +1641,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1653,17 +1653,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1673,22 +1673,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1696,7 +1696,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -1706,7 +1706,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1718,7 +1718,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1732,7 +1732,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1748,7 +1748,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1766,7 +1766,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1784,7 +1784,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1800,7 +1800,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1814,7 +1814,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1826,17 +1826,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1846,22 +1846,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -1869,7 +1869,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -1879,7 +1879,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -1891,7 +1891,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -1905,7 +1905,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -1921,7 +1921,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -1939,7 +1939,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -1957,7 +1957,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1973,7 +1973,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1987,7 +1987,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1999,17 +1999,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2019,22 +2019,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -2042,7 +2042,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -2052,7 +2052,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2064,7 +2064,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2078,7 +2078,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2094,7 +2094,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2112,7 +2112,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2130,7 +2130,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2146,7 +2146,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2160,7 +2160,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2172,17 +2172,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2192,22 +2192,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -2215,7 +2215,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -2225,7 +2225,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2237,7 +2237,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2251,7 +2251,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2267,7 +2267,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2285,7 +2285,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2303,7 +2303,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2319,7 +2319,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2333,7 +2333,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2345,17 +2345,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2365,8 +2365,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -2400,23 +2400,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2424,7 +2424,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -2434,7 +2434,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2446,7 +2446,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2460,7 +2460,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2476,7 +2476,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2494,7 +2494,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2514,7 +2514,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2532,7 +2532,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2548,7 +2548,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2562,7 +2562,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2574,17 +2574,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2594,22 +2594,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2617,7 +2617,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -2627,7 +2627,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2639,7 +2639,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2653,7 +2653,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2669,7 +2669,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2687,7 +2687,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2707,7 +2707,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2725,7 +2725,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2741,7 +2741,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2755,7 +2755,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2767,17 +2767,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2787,22 +2787,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -2810,7 +2810,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -2820,7 +2820,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -2832,7 +2832,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -2846,7 +2846,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -2862,7 +2862,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -2880,7 +2880,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -2900,7 +2900,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -2918,7 +2918,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2934,7 +2934,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2948,7 +2948,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2960,17 +2960,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2980,22 +2980,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -3003,7 +3003,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -3013,7 +3013,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -3025,7 +3025,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3039,7 +3039,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3055,7 +3055,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3073,7 +3073,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3093,7 +3093,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3111,7 +3111,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3127,7 +3127,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -3141,7 +3141,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3153,17 +3153,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3173,22 +3173,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -3196,7 +3196,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -3206,7 +3206,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -3218,7 +3218,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3232,7 +3232,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3248,7 +3248,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3266,7 +3266,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3286,7 +3286,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3304,7 +3304,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3320,7 +3320,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -3334,7 +3334,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3346,17 +3346,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3366,22 +3366,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -3389,7 +3389,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -3399,7 +3399,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -3411,7 +3411,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3425,7 +3425,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3441,7 +3441,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3459,7 +3459,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3479,7 +3479,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3497,7 +3497,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3513,7 +3513,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -3527,7 +3527,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3539,17 +3539,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3559,22 +3559,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -3582,7 +3582,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -3592,7 +3592,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -3604,7 +3604,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3618,7 +3618,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3634,7 +3634,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3652,7 +3652,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3672,7 +3672,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3690,7 +3690,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3706,7 +3706,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -3720,7 +3720,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3732,17 +3732,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3752,8 +3752,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -3791,23 +3791,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -3815,7 +3815,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -3825,7 +3825,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -3837,7 +3837,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -3851,7 +3851,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -3867,7 +3867,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -3885,7 +3885,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -3905,7 +3905,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -3925,7 +3925,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -3943,7 +3943,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3959,7 +3959,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -3973,7 +3973,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3985,17 +3985,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4005,22 +4005,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4028,7 +4028,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -4038,7 +4038,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -4050,7 +4050,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -4064,7 +4064,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -4080,7 +4080,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4098,7 +4098,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4118,7 +4118,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4138,7 +4138,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4156,7 +4156,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4172,7 +4172,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4186,7 +4186,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4198,17 +4198,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4218,22 +4218,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4241,7 +4241,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -4251,7 +4251,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -4263,7 +4263,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -4277,7 +4277,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -4293,7 +4293,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4311,7 +4311,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4331,7 +4331,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4351,7 +4351,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4369,7 +4369,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4385,7 +4385,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4399,7 +4399,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4411,17 +4411,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4431,22 +4431,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4454,7 +4454,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -4464,7 +4464,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -4476,7 +4476,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -4490,7 +4490,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -4506,7 +4506,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4524,7 +4524,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4544,7 +4544,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4564,7 +4564,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4582,7 +4582,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4598,7 +4598,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4612,7 +4612,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4624,17 +4624,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4644,22 +4644,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4667,7 +4667,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -4677,7 +4677,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -4689,7 +4689,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -4703,7 +4703,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -4719,7 +4719,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4737,7 +4737,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4757,7 +4757,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4777,7 +4777,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -4795,7 +4795,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4811,7 +4811,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4825,7 +4825,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4837,17 +4837,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4857,22 +4857,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4880,7 +4880,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -4890,7 +4890,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -4902,7 +4902,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -4916,7 +4916,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -4932,7 +4932,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -4950,7 +4950,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -4970,7 +4970,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -4990,7 +4990,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5008,7 +5008,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5024,7 +5024,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5038,7 +5038,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -5050,17 +5050,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5070,22 +5070,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -5093,7 +5093,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -5103,7 +5103,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -5115,7 +5115,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -5129,7 +5129,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -5145,7 +5145,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -5163,7 +5163,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -5183,7 +5183,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -5203,7 +5203,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -5221,7 +5221,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5237,7 +5237,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5251,7 +5251,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -5263,17 +5263,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5283,8 +5283,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -5310,23 +5310,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5334,7 +5334,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5344,7 +5344,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5354,7 +5354,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5364,7 +5364,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5374,7 +5374,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5384,17 +5384,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5404,22 +5404,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5427,7 +5427,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5437,7 +5437,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5447,7 +5447,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5457,7 +5457,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5467,7 +5467,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5477,17 +5477,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5497,22 +5497,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5520,7 +5520,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5530,7 +5530,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5540,7 +5540,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5550,7 +5550,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5560,7 +5560,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5570,17 +5570,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5590,22 +5590,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5613,7 +5613,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5623,7 +5623,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5633,7 +5633,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5643,7 +5643,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5653,7 +5653,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5663,17 +5663,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5683,22 +5683,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5706,7 +5706,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5716,7 +5716,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5726,7 +5726,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5736,7 +5736,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5746,7 +5746,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5756,17 +5756,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5776,22 +5776,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5799,7 +5799,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5809,7 +5809,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5819,7 +5819,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5829,7 +5829,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5839,7 +5839,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5849,17 +5849,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5869,22 +5869,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -5892,7 +5892,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
@@ -5902,7 +5902,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -5912,7 +5912,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -5922,7 +5922,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -5932,7 +5932,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
@@ -5942,17 +5942,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5962,8 +5962,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
   }
 }
 
@@ -5979,23 +5979,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6003,7 +6003,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6013,7 +6013,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6025,7 +6025,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6037,7 +6037,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6049,7 +6049,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6061,7 +6061,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6073,17 +6073,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6093,22 +6093,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6116,7 +6116,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6126,7 +6126,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6138,7 +6138,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6150,7 +6150,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6162,7 +6162,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6174,7 +6174,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6186,17 +6186,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6206,22 +6206,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6229,7 +6229,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6239,7 +6239,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6251,7 +6251,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6263,7 +6263,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6275,7 +6275,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6287,7 +6287,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6299,17 +6299,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6319,22 +6319,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6342,7 +6342,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6352,7 +6352,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6364,7 +6364,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6376,7 +6376,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6388,7 +6388,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6400,7 +6400,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6412,17 +6412,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6432,22 +6432,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6455,7 +6455,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6465,7 +6465,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6477,7 +6477,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6489,7 +6489,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6501,7 +6501,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6513,7 +6513,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6525,17 +6525,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6545,22 +6545,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6568,7 +6568,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6578,7 +6578,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6590,7 +6590,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6602,7 +6602,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6614,7 +6614,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6626,7 +6626,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6638,17 +6638,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6658,22 +6658,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -6681,7 +6681,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
@@ -6691,7 +6691,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6703,7 +6703,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6715,7 +6715,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6727,7 +6727,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6739,7 +6739,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6751,17 +6751,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6771,8 +6771,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
   }
@@ -6792,23 +6792,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -6816,7 +6816,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -6826,7 +6826,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6838,7 +6838,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6852,7 +6852,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6866,7 +6866,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -6880,7 +6880,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6894,7 +6894,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -6906,17 +6906,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -6926,22 +6926,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -6949,7 +6949,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -6959,7 +6959,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -6971,7 +6971,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -6985,7 +6985,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -6999,7 +6999,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7013,7 +7013,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7027,7 +7027,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7039,17 +7039,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7059,22 +7059,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7082,7 +7082,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -7092,7 +7092,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7104,7 +7104,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7118,7 +7118,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7132,7 +7132,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7146,7 +7146,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7160,7 +7160,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7172,17 +7172,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7192,22 +7192,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7215,7 +7215,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -7225,7 +7225,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7237,7 +7237,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7251,7 +7251,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7265,7 +7265,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7279,7 +7279,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7293,7 +7293,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7305,17 +7305,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7325,22 +7325,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7348,7 +7348,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -7358,7 +7358,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7370,7 +7370,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7384,7 +7384,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7398,7 +7398,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7412,7 +7412,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7426,7 +7426,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7438,17 +7438,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7458,22 +7458,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7481,7 +7481,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -7491,7 +7491,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7503,7 +7503,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7517,7 +7517,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7531,7 +7531,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7545,7 +7545,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7559,7 +7559,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7571,17 +7571,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7591,22 +7591,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -7614,7 +7614,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
@@ -7624,7 +7624,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7636,7 +7636,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7650,7 +7650,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7664,7 +7664,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7678,7 +7678,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7692,7 +7692,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7704,17 +7704,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7724,8 +7724,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -7749,23 +7749,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -7773,7 +7773,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -7783,7 +7783,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -7795,7 +7795,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7809,7 +7809,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7825,7 +7825,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7841,7 +7841,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -7857,7 +7857,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7871,7 +7871,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -7883,17 +7883,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -7903,22 +7903,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -7926,7 +7926,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -7936,7 +7936,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -7948,7 +7948,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -7962,7 +7962,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -7978,7 +7978,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -7994,7 +7994,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8010,7 +8010,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8024,7 +8024,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8036,17 +8036,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8056,22 +8056,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -8079,7 +8079,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -8089,7 +8089,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8101,7 +8101,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8115,7 +8115,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8131,7 +8131,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8147,7 +8147,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8163,7 +8163,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8177,7 +8177,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8189,17 +8189,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8209,22 +8209,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -8232,7 +8232,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -8242,7 +8242,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8254,7 +8254,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8268,7 +8268,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8284,7 +8284,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8300,7 +8300,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8316,7 +8316,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8330,7 +8330,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8342,17 +8342,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8362,22 +8362,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -8385,7 +8385,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -8395,7 +8395,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8407,7 +8407,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8421,7 +8421,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8437,7 +8437,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8453,7 +8453,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8469,7 +8469,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8483,7 +8483,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8495,17 +8495,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8515,22 +8515,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -8538,7 +8538,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -8548,7 +8548,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8560,7 +8560,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8574,7 +8574,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8590,7 +8590,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8606,7 +8606,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8622,7 +8622,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8636,7 +8636,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8648,17 +8648,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8668,22 +8668,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -8691,7 +8691,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
@@ -8701,7 +8701,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8713,7 +8713,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8727,7 +8727,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8743,7 +8743,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8759,7 +8759,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8775,7 +8775,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8789,7 +8789,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -8801,17 +8801,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -8821,8 +8821,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -8850,23 +8850,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -8874,7 +8874,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -8884,7 +8884,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -8896,7 +8896,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -8910,7 +8910,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -8926,7 +8926,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -8944,7 +8944,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -8962,7 +8962,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -8978,7 +8978,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8992,7 +8992,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9004,17 +9004,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9024,22 +9024,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9047,7 +9047,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9057,7 +9057,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9069,7 +9069,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9083,7 +9083,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9099,7 +9099,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9117,7 +9117,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -9135,7 +9135,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9151,7 +9151,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9165,7 +9165,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9177,17 +9177,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9197,22 +9197,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9220,7 +9220,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9230,7 +9230,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9242,7 +9242,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9256,7 +9256,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9272,7 +9272,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9290,7 +9290,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -9308,7 +9308,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9324,7 +9324,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9338,7 +9338,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9350,17 +9350,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9370,22 +9370,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9393,7 +9393,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9403,7 +9403,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9415,7 +9415,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9429,7 +9429,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9445,7 +9445,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9463,7 +9463,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -9481,7 +9481,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9497,7 +9497,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9511,7 +9511,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9523,17 +9523,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9543,22 +9543,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9566,7 +9566,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9576,7 +9576,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9588,7 +9588,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9602,7 +9602,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9618,7 +9618,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9636,7 +9636,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -9654,7 +9654,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9670,7 +9670,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9684,7 +9684,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9696,17 +9696,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9716,22 +9716,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9739,7 +9739,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9749,7 +9749,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9761,7 +9761,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9775,7 +9775,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9791,7 +9791,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9809,7 +9809,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -9827,7 +9827,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9843,7 +9843,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9857,7 +9857,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9869,17 +9869,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9889,22 +9889,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -9912,7 +9912,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
@@ -9922,7 +9922,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -9934,7 +9934,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -9948,7 +9948,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -9964,7 +9964,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -9982,7 +9982,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -10000,7 +10000,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10016,7 +10016,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -10030,7 +10030,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10042,17 +10042,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10062,8 +10062,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -10095,23 +10095,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10119,7 +10119,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -10129,7 +10129,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -10141,7 +10141,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -10155,7 +10155,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -10171,7 +10171,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -10189,7 +10189,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -10209,7 +10209,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -10227,7 +10227,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10243,7 +10243,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -10257,7 +10257,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10269,17 +10269,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10289,22 +10289,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10312,7 +10312,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -10322,7 +10322,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -10334,7 +10334,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -10348,7 +10348,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -10364,7 +10364,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -10382,7 +10382,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -10402,7 +10402,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -10420,7 +10420,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10436,7 +10436,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -10450,7 +10450,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10462,17 +10462,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10482,22 +10482,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10505,7 +10505,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -10515,7 +10515,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -10527,7 +10527,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -10541,7 +10541,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -10557,7 +10557,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -10575,7 +10575,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -10595,7 +10595,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -10613,7 +10613,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10629,7 +10629,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -10643,7 +10643,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10655,17 +10655,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10675,22 +10675,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10698,7 +10698,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -10708,7 +10708,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -10720,7 +10720,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -10734,7 +10734,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -10750,7 +10750,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -10768,7 +10768,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -10788,7 +10788,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -10806,7 +10806,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10822,7 +10822,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -10836,7 +10836,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10848,17 +10848,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10868,22 +10868,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10891,7 +10891,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -10901,7 +10901,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -10913,7 +10913,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -10927,7 +10927,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -10943,7 +10943,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -10961,7 +10961,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -10981,7 +10981,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -10999,7 +10999,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11015,7 +11015,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -11029,7 +11029,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11041,17 +11041,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11061,22 +11061,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -11084,7 +11084,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -11094,7 +11094,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -11106,7 +11106,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -11120,7 +11120,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -11136,7 +11136,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -11154,7 +11154,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -11174,7 +11174,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -11192,7 +11192,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11208,7 +11208,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -11222,7 +11222,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11234,17 +11234,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11254,22 +11254,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -11277,7 +11277,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
@@ -11287,7 +11287,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -11299,7 +11299,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -11313,7 +11313,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -11329,7 +11329,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -11347,7 +11347,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -11367,7 +11367,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -11385,7 +11385,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11401,7 +11401,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -11415,7 +11415,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11427,17 +11427,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11447,8 +11447,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -11484,23 +11484,23 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -11508,7 +11508,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -11518,7 +11518,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -11530,7 +11530,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -11544,7 +11544,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -11560,7 +11560,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -11578,7 +11578,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -11598,7 +11598,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -11618,7 +11618,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -11636,7 +11636,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11652,7 +11652,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -11666,7 +11666,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11678,17 +11678,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11698,22 +11698,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -11721,7 +11721,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -11731,7 +11731,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -11743,7 +11743,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -11757,7 +11757,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -11773,7 +11773,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -11791,7 +11791,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -11811,7 +11811,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -11831,7 +11831,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -11849,7 +11849,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11865,7 +11865,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -11879,7 +11879,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11891,17 +11891,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11911,22 +11911,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -11934,7 +11934,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -11944,7 +11944,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -11956,7 +11956,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -11970,7 +11970,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -11986,7 +11986,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -12004,7 +12004,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -12024,7 +12024,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -12044,7 +12044,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -12062,7 +12062,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12078,7 +12078,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -12092,7 +12092,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12104,17 +12104,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12124,22 +12124,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -12147,7 +12147,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -12157,7 +12157,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -12169,7 +12169,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -12183,7 +12183,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -12199,7 +12199,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -12217,7 +12217,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -12237,7 +12237,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -12257,7 +12257,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -12275,7 +12275,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12291,7 +12291,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -12305,7 +12305,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12317,17 +12317,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12337,22 +12337,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -12360,7 +12360,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -12370,7 +12370,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -12382,7 +12382,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -12396,7 +12396,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -12412,7 +12412,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -12430,7 +12430,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -12450,7 +12450,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -12470,7 +12470,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -12488,7 +12488,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12504,7 +12504,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -12518,7 +12518,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12530,17 +12530,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12550,22 +12550,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -12573,7 +12573,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -12583,7 +12583,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -12595,7 +12595,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -12609,7 +12609,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -12625,7 +12625,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -12643,7 +12643,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -12663,7 +12663,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -12683,7 +12683,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -12701,7 +12701,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12717,7 +12717,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -12731,7 +12731,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12743,17 +12743,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12763,22 +12763,22 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
       {
-        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -12786,7 +12786,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
@@ -12796,7 +12796,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
@@ -12808,7 +12808,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
@@ -12822,7 +12822,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
@@ -12838,7 +12838,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
@@ -12856,7 +12856,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
@@ -12876,7 +12876,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
@@ -12896,7 +12896,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
@@ -12914,7 +12914,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12930,7 +12930,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -12944,7 +12944,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12956,17 +12956,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
         a0_1 = kv_fma(g, f5_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12976,8 +12976,8 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
     else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
+    if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+    else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
     if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
     if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
@@ -13006,259 +13006,259 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const float *g = r0 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 0 * CM + c0 * 2 + 4), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r0 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 1 * CM + c0 * 2 + 4), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const float *g = r0 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 2 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const float *g = r0 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 3 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const float *g = r0 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 4 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const float *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 5 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 2 + 0), s_0);
+        const float *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 6 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const float *g = r1 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 7 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r1 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 8 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const float *g = r1 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 9 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 9 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 9 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const float *g = r1 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 10 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 10 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 10 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const float *g = r1 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 11 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 11 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 11 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const float *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 12 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 12 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 12 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const float *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 13 * CM + c0 * 2 + 0), s_0);
+        const float *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 13 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 13 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const float *g = r2 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 14 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 14 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 14 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r2 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 15 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 15 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 15 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const float *g = r2 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 16 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 16 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 16 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const float *g = r2 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 17 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 17 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 17 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const float *g = r2 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 18 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 18 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 18 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const float *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 19 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 19 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 19 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const float *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 20 * CM + c0 * 2 + 0), s_0);
+        const float *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 20 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 20 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
         const float *g = r3 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 21 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 21 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 21 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r3 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 22 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 22 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 22 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const float *g = r3 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 23 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 23 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 23 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const float *g = r3 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 24 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 24 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 24 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const float *g = r3 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 25 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 25 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 25 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const float *g = r3 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 26 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 26 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 26 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const float *g = r3 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 27 * CM + c0 * 2 + 0), s_0);
+        const float *g = r3 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 27 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 27 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
         const float *g = r4 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 28 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 28 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 28 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r4 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 29 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 29 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 29 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const float *g = r4 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 30 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 30 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 30 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const float *g = r4 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 31 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 31 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 31 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const float *g = r4 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 32 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 32 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 32 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const float *g = r4 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 33 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 33 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 33 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const float *g = r4 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 34 * CM + c0 * 2 + 0), s_0);
+        const float *g = r4 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 34 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 34 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       if (cm & 1u) {
         const float *g = r5 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 35 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 35 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 35 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r5 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 36 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 36 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 36 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const float *g = r5 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 37 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 37 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 37 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const float *g = r5 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 38 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 38 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 38 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const float *g = r5 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 39 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 39 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 39 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const float *g = r5 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 40 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 40 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 40 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const float *g = r5 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 41 * CM + c0 * 2 + 0), s_0);
+        const float *g = r5 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 41 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 41 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       if (cm & 1u) {
         const float *g = r6 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 42 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 42 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 42 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r6 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 43 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 43 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 43 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const float *g = r6 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 44 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 44 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 44 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const float *g = r6 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 45 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 45 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 45 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const float *g = r6 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 46 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 46 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 46 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const float *g = r6 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 47 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 47 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 47 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const float *g = r6 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 48 * CM + c0 * 2 + 0), s_0);
+        const float *g = r6 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 48 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 48 * CM + c0 * 2 + 4), s_1);
       }
     }
@@ -13276,29 +13276,29 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 4);
+        const kv_f f = kv_ld(flt + c0 * 2 + 4);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0 * 2 + 4), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 4);
+        const kv_f f = kv_ld(flt + CM + c0 * 2 + 4);
         if (ca & 2u) sa_1 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0 * 2 + 4), f, sa_1);
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 4);
@@ -13306,9 +13306,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 4);
@@ -13316,9 +13316,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 4);
@@ -13326,9 +13326,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 4);
@@ -13336,21 +13336,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 4);
@@ -13358,9 +13358,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 4);
@@ -13368,9 +13368,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 4);
@@ -13378,9 +13378,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 4);
@@ -13388,9 +13388,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 4);
@@ -13398,9 +13398,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 4);
@@ -13408,21 +13408,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 4);
@@ -13430,9 +13430,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 4);
@@ -13440,9 +13440,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 4);
@@ -13450,9 +13450,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 4);
@@ -13460,9 +13460,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 4);
@@ -13470,9 +13470,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 4);
@@ -13480,21 +13480,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 4);
@@ -13502,9 +13502,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 4);
@@ -13512,9 +13512,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 4);
@@ -13522,9 +13522,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 4);
@@ -13532,9 +13532,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 25 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 25 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 25 * CM + c0 * 2 + 4);
@@ -13542,9 +13542,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 26 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 26 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 26 * CM + c0 * 2 + 4);
@@ -13552,21 +13552,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 27 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 27 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 27 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 28 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 28 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 28 * CM + c0 * 2 + 4);
@@ -13574,9 +13574,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 29 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 29 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 29 * CM + c0 * 2 + 4);
@@ -13584,9 +13584,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 30 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 30 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 30 * CM + c0 * 2 + 4);
@@ -13594,9 +13594,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 31 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 31 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 31 * CM + c0 * 2 + 4);
@@ -13604,9 +13604,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 32 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 32 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 32 * CM + c0 * 2 + 4);
@@ -13614,9 +13614,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 33 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 33 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 33 * CM + c0 * 2 + 4);
@@ -13624,21 +13624,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 34 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 34 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 34 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       {
-        const kv_f f = kv_ld(flt + 35 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 35 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 35 * CM + c0 * 2 + 4);
@@ -13646,9 +13646,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 36 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 36 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 36 * CM + c0 * 2 + 4);
@@ -13656,9 +13656,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 37 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 37 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 37 * CM + c0 * 2 + 4);
@@ -13666,9 +13666,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 38 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 38 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 38 * CM + c0 * 2 + 4);
@@ -13676,9 +13676,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 39 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 39 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 39 * CM + c0 * 2 + 4);
@@ -13686,9 +13686,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 40 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 40 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 40 * CM + c0 * 2 + 4);
@@ -13696,21 +13696,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 41 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 41 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 41 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       {
-        const kv_f f = kv_ld(flt + 42 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 42 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 42 * CM + c0 * 2 + 4);
@@ -13718,9 +13718,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 43 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 43 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 43 * CM + c0 * 2 + 4);
@@ -13728,9 +13728,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 44 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 44 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 44 * CM + c0 * 2 + 4);
@@ -13738,9 +13738,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 45 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 45 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 45 * CM + c0 * 2 + 4);
@@ -13748,9 +13748,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 46 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 46 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 46 * CM + c0 * 2 + 4);
@@ -13758,9 +13758,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 47 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 47 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 47 * CM + c0 * 2 + 4);
@@ -13768,14 +13768,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 48 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 48 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 48 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -13794,33 +13794,33 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
-  const int v0 = ty0 >= 0 && ty0 / 1 < OH;
-  const float *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
+  const int64_t ty0 = iy + a->pad_top; /* oy */
+  const int v0 = ty0 >= 0 && ty0 < OH;
+  const float *r0 = dy + (b * OH + (v0 ? ty0 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
-  const int64_t ty1 = iy + a->pad_top - 1; /* oy * 1 */
-  const int v1 = ty1 >= 0 && ty1 / 1 < OH;
-  const float *r1 = dy + (b * OH + (v1 ? ty1 / 1 : 0)) * OW * CM;
+  const int64_t ty1 = iy + a->pad_top - 1; /* oy */
+  const int v1 = ty1 >= 0 && ty1 < OH;
+  const float *r1 = dy + (b * OH + (v1 ? ty1 : 0)) * OW * CM;
   vm |= v1 ? 2u : 0u;
-  const int64_t ty2 = iy + a->pad_top - 2; /* oy * 1 */
-  const int v2 = ty2 >= 0 && ty2 / 1 < OH;
-  const float *r2 = dy + (b * OH + (v2 ? ty2 / 1 : 0)) * OW * CM;
+  const int64_t ty2 = iy + a->pad_top - 2; /* oy */
+  const int v2 = ty2 >= 0 && ty2 < OH;
+  const float *r2 = dy + (b * OH + (v2 ? ty2 : 0)) * OW * CM;
   vm |= v2 ? 4u : 0u;
-  const int64_t ty3 = iy + a->pad_top - 3; /* oy * 1 */
-  const int v3 = ty3 >= 0 && ty3 / 1 < OH;
-  const float *r3 = dy + (b * OH + (v3 ? ty3 / 1 : 0)) * OW * CM;
+  const int64_t ty3 = iy + a->pad_top - 3; /* oy */
+  const int v3 = ty3 >= 0 && ty3 < OH;
+  const float *r3 = dy + (b * OH + (v3 ? ty3 : 0)) * OW * CM;
   vm |= v3 ? 8u : 0u;
-  const int64_t ty4 = iy + a->pad_top - 4; /* oy * 1 */
-  const int v4 = ty4 >= 0 && ty4 / 1 < OH;
-  const float *r4 = dy + (b * OH + (v4 ? ty4 / 1 : 0)) * OW * CM;
+  const int64_t ty4 = iy + a->pad_top - 4; /* oy */
+  const int v4 = ty4 >= 0 && ty4 < OH;
+  const float *r4 = dy + (b * OH + (v4 ? ty4 : 0)) * OW * CM;
   vm |= v4 ? 16u : 0u;
-  const int64_t ty5 = iy + a->pad_top - 5; /* oy * 1 */
-  const int v5 = ty5 >= 0 && ty5 / 1 < OH;
-  const float *r5 = dy + (b * OH + (v5 ? ty5 / 1 : 0)) * OW * CM;
+  const int64_t ty5 = iy + a->pad_top - 5; /* oy */
+  const int v5 = ty5 >= 0 && ty5 < OH;
+  const float *r5 = dy + (b * OH + (v5 ? ty5 : 0)) * OW * CM;
   vm |= v5 ? 32u : 0u;
-  const int64_t ty6 = iy + a->pad_top - 6; /* oy * 1 */
-  const int v6 = ty6 >= 0 && ty6 / 1 < OH;
-  const float *r6 = dy + (b * OH + (v6 ? ty6 / 1 : 0)) * OW * CM;
+  const int64_t ty6 = iy + a->pad_top - 6; /* oy */
+  const int v6 = ty6 >= 0 && ty6 < OH;
+  const float *r6 = dy + (b * OH + (v6 ? ty6 : 0)) * OW * CM;
   vm |= v6 ? 64u : 0u;
   { /* column phase 0: filter cols { 0, 1, 2, 3, 4, 5, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
@@ -13831,17 +13831,17 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 1 ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 1 ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 1 ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 1 ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 1 ? 16u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW * 1 ? 32u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 1 ? 64u : 0u))
+#define kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW ? 16u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW ? 32u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW ? 64u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
-          const int64_t ia = x0 + k * 1, ib = x0 + kb * 1;
-          kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_pair00(r0, r1, r2, r3, r4, r5, r6, vm, (ia + PL - 6) / 1, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM(ia), d + ia * C,
-                      (ib + PL - 6) / 1, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM(ib), d + ib * C, flt, CM, cb, ce);
+          const int64_t ia = x0 + k, ib = x0 + kb;
+          kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_pair00(r0, r1, r2, r3, r4, r5, r6, vm, (ia + PL - 6), kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM(ia), d + ia * C,
+                      (ib + PL - 6), kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
-          ix = x0 + k1 * 1;
-          kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6) / 1, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM(ix), flt, d + ix * C, CM, cb, ce);
+          ix = x0 + k1;
+          kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6), kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
 #undef kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM
@@ -13851,9 +13851,8 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-          const int64_t q0 = (x0 + k * 1 + PL - 6) / 1;
-          float *o = d + (x0 + k * 1) * C;
+          const int64_t q0 = (x0 + k + PL - 6);
+          float *o = d + (x0 + k) * C;
           if (all && wb > 4) {
             switch (wb) {
               case 5: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_fast00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
@@ -13883,412 +13882,412 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
       const int m0 = 2 * rem < 4 ? 2 * rem : 4, m1 = 2 * rem - m0;
       c0 = CV;
       for (k = 0; k < n; k++) {
-        ix = x0 + k * 1;
+        ix = x0 + k;
         {
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r0 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r0 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
+                              kv_ldn(flt + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r0 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r0 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
+                              kv_ldn(flt + CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r0 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r0 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 2 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r0 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r0 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 3 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r0 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r0 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 4 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r0 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r0 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 5 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r0 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r0 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 6 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r1 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r1 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 7 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r1 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r1 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 8 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r1 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 9 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r1 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 9 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r1 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 10 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r1 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 10 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r1 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 11 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r1 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 11 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r1 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 12 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r1 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 12 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r1 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 13 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r1 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 13 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r2 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 14 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r2 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 14 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r2 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 15 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r2 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 15 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r2 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 16 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r2 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 16 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r2 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 17 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r2 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 17 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r2 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 18 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r2 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 18 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r2 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 19 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r2 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 19 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r2 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 20 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r2 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 20 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v3) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r3 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 21 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r3 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 21 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r3 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 22 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r3 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 22 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r3 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 23 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r3 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 23 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r3 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 24 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r3 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 24 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r3 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 25 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r3 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 25 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 25 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r3 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 26 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r3 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 26 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 26 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r3 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 27 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r3 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 27 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 27 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v4) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r4 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 28 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r4 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 28 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 28 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r4 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 29 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r4 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 29 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 29 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r4 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 30 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r4 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 30 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 30 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r4 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 31 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r4 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 31 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 31 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r4 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 32 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r4 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 32 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 32 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r4 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 33 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r4 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 33 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 33 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r4 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 34 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r4 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 34 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 34 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v5) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r5 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 35 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r5 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 35 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 35 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r5 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 36 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r5 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 36 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 36 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r5 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 37 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r5 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 37 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 37 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r5 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 38 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r5 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 38 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 38 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r5 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 39 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r5 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 39 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 39 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r5 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 40 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r5 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 40 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 40 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r5 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 41 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r5 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 41 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 41 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v6) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r6 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 42 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r6 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 42 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 42 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r6 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 43 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r6 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 43 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 43 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r6 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 44 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r6 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 44 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 44 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r6 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 45 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r6 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 45 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 45 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r6 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 46 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r6 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 46 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 46 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r6 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 47 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r6 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 47 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 47 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r6 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 48 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r6 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 48 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 48 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
@@ -14330,13 +14329,13 @@ void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon(const void *args, const kfi_par *pa
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 1208 / 16 * 16;
   if (x.cc < 16) x.cc = 16;
-  x.x0[0] = ((0 - PL) % 1 + 1) % 1;
-  x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
+  x.x0[0] = 0;
+  x.n[0] = W;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 6 - PL, hi = (OW - 1) * 1 + 0 - PL + 1;
-    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 0) / 1;
-    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 0) / 1;
+    const int64_t lo = 6 - PL, hi = (OW - 1) - PL + 1;
+    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0]);
+    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0]);
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
     if (x.khi[0] > x.n[0]) x.khi[0] = x.n[0];
     if (x.khi[0] < x.klo[0]) x.khi[0] = x.klo[0];

@@ -50,17 +50,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -68,7 +68,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -78,7 +78,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -88,17 +88,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -108,16 +108,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -125,7 +125,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -135,7 +135,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -145,17 +145,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -165,16 +165,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -182,7 +182,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -192,7 +192,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -202,17 +202,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -222,16 +222,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -239,7 +239,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -249,7 +249,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -259,17 +259,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -298,17 +298,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -316,7 +316,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -326,7 +326,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -338,7 +338,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -350,17 +350,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -370,16 +370,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -387,7 +387,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -397,7 +397,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -409,7 +409,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -421,17 +421,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -441,16 +441,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -458,7 +458,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -468,7 +468,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -480,7 +480,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -492,17 +492,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -512,16 +512,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -529,7 +529,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -539,7 +539,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -551,7 +551,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -563,17 +563,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -600,17 +600,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -618,7 +618,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -628,7 +628,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -638,17 +638,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -658,16 +658,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -675,7 +675,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -685,7 +685,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -695,17 +695,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -715,16 +715,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -732,7 +732,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -742,7 +742,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -752,17 +752,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -772,16 +772,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -789,7 +789,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -799,7 +799,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -809,17 +809,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -846,17 +846,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -864,7 +864,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -874,7 +874,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -886,7 +886,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -898,17 +898,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -918,16 +918,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -935,7 +935,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -945,7 +945,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -957,7 +957,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -969,17 +969,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -989,16 +989,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -1006,7 +1006,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1016,7 +1016,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1028,7 +1028,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1040,17 +1040,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1060,16 +1060,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -1077,7 +1077,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -1087,7 +1087,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1099,7 +1099,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1111,17 +1111,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1151,88 +1151,88 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const float *g = r0 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 0 * CM + c0 * 2 + 8), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const float *g = r0 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 2 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
         const float *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 4 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 8u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 2 + 0), s_0);
+        const float *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 6 * CM + c0 * 2 + 8), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const float *g = r2 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 14 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 14 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 14 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const float *g = r2 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 16 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 16 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 16 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
         const float *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 18 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 18 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 18 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 8u) {
-        const float *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 20 * CM + c0 * 2 + 0), s_0);
+        const float *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 20 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 20 * CM + c0 * 2 + 8), s_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
         const float *g = r4 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 28 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 28 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 28 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const float *g = r4 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 30 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 30 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 30 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
         const float *g = r4 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 32 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 32 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 32 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 8u) {
-        const float *g = r4 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 34 * CM + c0 * 2 + 0), s_0);
+        const float *g = r4 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 34 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 34 * CM + c0 * 2 + 8), s_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       if (cm & 1u) {
         const float *g = r6 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 42 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 42 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 42 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const float *g = r6 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 44 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 44 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 44 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
         const float *g = r6 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 46 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 46 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 46 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 8u) {
-        const float *g = r6 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 48 * CM + c0 * 2 + 0), s_0);
+        const float *g = r6 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 48 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 48 * CM + c0 * 2 + 8), s_1);
       }
     }
@@ -1250,19 +1250,19 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 8);
+        const kv_f f = kv_ld(flt + c0 * 2 + 8);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2 + 8), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 8);
@@ -1270,9 +1270,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 8);
@@ -1280,21 +1280,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 8);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 8);
@@ -1302,9 +1302,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 8);
@@ -1312,9 +1312,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 8);
@@ -1322,21 +1322,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 8);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 28 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 28 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 28 * CM + c0 * 2 + 8);
@@ -1344,9 +1344,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 30 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 30 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 30 * CM + c0 * 2 + 8);
@@ -1354,9 +1354,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 32 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 32 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 32 * CM + c0 * 2 + 8);
@@ -1364,21 +1364,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 34 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 34 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 34 * CM + c0 * 2 + 8);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       {
-        const kv_f f = kv_ld(flt + 42 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 42 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 42 * CM + c0 * 2 + 8);
@@ -1386,9 +1386,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 44 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 44 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 44 * CM + c0 * 2 + 8);
@@ -1396,9 +1396,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 46 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 46 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 46 * CM + c0 * 2 + 8);
@@ -1406,14 +1406,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 48 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 48 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 48 * CM + c0 * 2 + 8);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -1435,15 +1435,15 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1451,7 +1451,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -1461,7 +1461,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1473,17 +1473,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -1493,14 +1493,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1508,7 +1508,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -1518,7 +1518,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1530,17 +1530,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -1550,14 +1550,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1565,7 +1565,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -1575,7 +1575,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1587,17 +1587,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -1607,14 +1607,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -1622,7 +1622,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -1632,7 +1632,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1644,17 +1644,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -1687,15 +1687,15 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -1703,7 +1703,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -1713,7 +1713,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -1725,7 +1725,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1737,17 +1737,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -1757,14 +1757,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -1772,7 +1772,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -1782,7 +1782,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -1794,7 +1794,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1806,17 +1806,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -1826,14 +1826,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -1841,7 +1841,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -1851,7 +1851,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -1863,7 +1863,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1875,17 +1875,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -1895,14 +1895,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -1910,7 +1910,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -1920,7 +1920,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -1932,7 +1932,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -1944,17 +1944,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -1983,15 +1983,15 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -1999,7 +1999,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -2009,17 +2009,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -2029,14 +2029,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -2044,7 +2044,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -2054,17 +2054,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -2074,14 +2074,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -2089,7 +2089,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -2099,17 +2099,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -2119,14 +2119,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -2134,7 +2134,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -2144,17 +2144,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -2181,15 +2181,15 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2197,7 +2197,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -2207,7 +2207,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2219,17 +2219,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -2239,14 +2239,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2254,7 +2254,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -2264,7 +2264,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2276,17 +2276,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -2296,14 +2296,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2311,7 +2311,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -2321,7 +2321,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2333,17 +2333,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -2353,14 +2353,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -2368,7 +2368,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -2378,7 +2378,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2390,17 +2390,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -2431,15 +2431,15 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2447,7 +2447,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -2457,7 +2457,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -2469,7 +2469,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2481,17 +2481,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -2501,14 +2501,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2516,7 +2516,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -2526,7 +2526,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -2538,7 +2538,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2550,17 +2550,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -2570,14 +2570,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2585,7 +2585,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -2595,7 +2595,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -2607,7 +2607,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2619,17 +2619,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -2639,14 +2639,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -2654,7 +2654,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -2664,7 +2664,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -2676,7 +2676,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -2688,17 +2688,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -2730,68 +2730,68 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const float *g = r0 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 1 * CM + c0 * 2 + 8), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const float *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 3 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 2 + 0), s_0);
+        const float *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 5 * CM + c0 * 2 + 8), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const float *g = r2 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 15 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 15 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 15 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const float *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 17 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 17 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 17 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
-        const float *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 19 * CM + c0 * 2 + 0), s_0);
+        const float *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 19 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 19 * CM + c0 * 2 + 8), s_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
         const float *g = r4 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 29 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 29 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 29 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const float *g = r4 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 31 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 31 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 31 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
-        const float *g = r4 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 33 * CM + c0 * 2 + 0), s_0);
+        const float *g = r4 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 33 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 33 * CM + c0 * 2 + 8), s_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       if (cm & 1u) {
         const float *g = r6 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 43 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 43 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 43 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const float *g = r6 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 45 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 45 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 45 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
-        const float *g = r6 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 47 * CM + c0 * 2 + 0), s_0);
+        const float *g = r6 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 47 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 47 * CM + c0 * 2 + 8), s_1);
       }
     }
@@ -2809,19 +2809,19 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 8);
+        const kv_f f = kv_ld(flt + CM + c0 * 2 + 8);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 8), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 8);
@@ -2829,21 +2829,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 8);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 8);
@@ -2851,9 +2851,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 8);
@@ -2861,21 +2861,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 8);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 29 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 29 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 29 * CM + c0 * 2 + 8);
@@ -2883,9 +2883,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 31 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 31 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 31 * CM + c0 * 2 + 8);
@@ -2893,21 +2893,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 33 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 33 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 33 * CM + c0 * 2 + 8);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       {
-        const kv_f f = kv_ld(flt + 43 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 43 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 43 * CM + c0 * 2 + 8);
@@ -2915,9 +2915,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 45 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 45 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 45 * CM + c0 * 2 + 8);
@@ -2925,14 +2925,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 47 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 47 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 47 * CM + c0 * 2 + 8);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -2953,16 +2953,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -2970,7 +2970,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -2980,7 +2980,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -2990,17 +2990,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3010,16 +3010,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -3027,7 +3027,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -3037,7 +3037,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -3047,17 +3047,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3067,16 +3067,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -3084,7 +3084,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -3094,7 +3094,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -3104,17 +3104,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3144,16 +3144,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -3161,7 +3161,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -3171,7 +3171,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3183,7 +3183,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3195,17 +3195,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3215,16 +3215,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -3232,7 +3232,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -3242,7 +3242,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3254,7 +3254,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3266,17 +3266,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3286,16 +3286,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -3303,7 +3303,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -3313,7 +3313,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3325,7 +3325,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3337,17 +3337,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3375,16 +3375,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -3392,7 +3392,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -3402,7 +3402,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -3412,17 +3412,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3432,16 +3432,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -3449,7 +3449,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -3459,7 +3459,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -3469,17 +3469,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3489,16 +3489,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -3506,7 +3506,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -3516,7 +3516,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -3526,17 +3526,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3564,16 +3564,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -3581,7 +3581,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -3591,7 +3591,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3603,7 +3603,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3615,17 +3615,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3635,16 +3635,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -3652,7 +3652,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -3662,7 +3662,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3674,7 +3674,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3686,17 +3686,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3706,16 +3706,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 8);
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -3723,7 +3723,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -3733,7 +3733,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3745,7 +3745,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3757,17 +3757,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3797,66 +3797,66 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const float *g = r1 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 7 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const float *g = r1 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 9 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 9 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 9 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
         const float *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 11 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 11 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 11 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 8u) {
-        const float *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 13 * CM + c0 * 2 + 0), s_0);
+        const float *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 13 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 13 * CM + c0 * 2 + 8), s_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
         const float *g = r3 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 21 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 21 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 21 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const float *g = r3 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 23 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 23 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 23 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
         const float *g = r3 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 25 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 25 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 25 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 8u) {
-        const float *g = r3 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 27 * CM + c0 * 2 + 0), s_0);
+        const float *g = r3 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 27 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 27 * CM + c0 * 2 + 8), s_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       if (cm & 1u) {
         const float *g = r5 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 35 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 35 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 35 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const float *g = r5 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 37 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 37 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 37 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
         const float *g = r5 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 39 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 39 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 39 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 8u) {
-        const float *g = r5 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 41 * CM + c0 * 2 + 0), s_0);
+        const float *g = r5 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 41 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 41 * CM + c0 * 2 + 8), s_1);
       }
     }
@@ -3874,9 +3874,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 8);
@@ -3884,9 +3884,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 8);
@@ -3894,9 +3894,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 8);
@@ -3904,21 +3904,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 8);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 8);
@@ -3926,9 +3926,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 8);
@@ -3936,9 +3936,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 25 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 25 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 25 * CM + c0 * 2 + 8);
@@ -3946,21 +3946,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 27 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 27 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 27 * CM + c0 * 2 + 8);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       {
-        const kv_f f = kv_ld(flt + 35 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 35 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 35 * CM + c0 * 2 + 8);
@@ -3968,9 +3968,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 37 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 37 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 37 * CM + c0 * 2 + 8);
@@ -3978,9 +3978,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 39 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 39 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 39 * CM + c0 * 2 + 8);
@@ -3988,14 +3988,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 41 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 41 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 41 * CM + c0 * 2 + 8);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -4018,14 +4018,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -4033,7 +4033,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4043,7 +4043,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4055,17 +4055,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -4075,14 +4075,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -4090,7 +4090,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4100,7 +4100,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4112,17 +4112,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -4132,14 +4132,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -4147,7 +4147,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4157,7 +4157,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4169,17 +4169,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -4213,14 +4213,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -4228,7 +4228,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4238,7 +4238,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -4250,7 +4250,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4262,17 +4262,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -4282,14 +4282,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -4297,7 +4297,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4307,7 +4307,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -4319,7 +4319,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4331,17 +4331,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -4351,14 +4351,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -4366,7 +4366,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4376,7 +4376,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -4388,7 +4388,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4400,17 +4400,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -4440,14 +4440,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -4455,7 +4455,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -4465,17 +4465,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -4485,14 +4485,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -4500,7 +4500,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -4510,17 +4510,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -4530,14 +4530,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -4545,7 +4545,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -4555,17 +4555,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -4593,14 +4593,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -4608,7 +4608,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4618,7 +4618,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4630,17 +4630,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -4650,14 +4650,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -4665,7 +4665,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4675,7 +4675,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4687,17 +4687,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -4707,14 +4707,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -4722,7 +4722,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -4732,7 +4732,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4744,17 +4744,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -4786,14 +4786,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -4801,7 +4801,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4811,7 +4811,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -4823,7 +4823,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4835,17 +4835,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -4855,14 +4855,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -4870,7 +4870,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4880,7 +4880,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -4892,7 +4892,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4904,17 +4904,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -4924,14 +4924,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 8);
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -4939,7 +4939,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -4949,7 +4949,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -4961,7 +4961,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -4973,17 +4973,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 8);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 8);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -5015,51 +5015,51 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const float *g = r1 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 8 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const float *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 10 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 10 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 10 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
-        const float *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 12 * CM + c0 * 2 + 0), s_0);
+        const float *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 12 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 12 * CM + c0 * 2 + 8), s_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
         const float *g = r3 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 22 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 22 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 22 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const float *g = r3 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 24 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 24 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 24 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
-        const float *g = r3 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 26 * CM + c0 * 2 + 0), s_0);
+        const float *g = r3 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 26 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 26 * CM + c0 * 2 + 8), s_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       if (cm & 1u) {
         const float *g = r5 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 36 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 36 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 36 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const float *g = r5 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 38 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 38 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 38 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
-        const float *g = r5 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 40 * CM + c0 * 2 + 0), s_0);
+        const float *g = r5 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 40 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 40 * CM + c0 * 2 + 8), s_1);
       }
     }
@@ -5077,9 +5077,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 8);
@@ -5087,9 +5087,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 8);
@@ -5097,21 +5097,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 8);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 8);
@@ -5119,9 +5119,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 8);
@@ -5129,21 +5129,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 26 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 26 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 26 * CM + c0 * 2 + 8);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       {
-        const kv_f f = kv_ld(flt + 36 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 36 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 36 * CM + c0 * 2 + 8);
@@ -5151,9 +5151,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 38 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 38 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 38 * CM + c0 * 2 + 8);
@@ -5161,14 +5161,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 40 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 40 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 40 * CM + c0 * 2 + 8);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -5187,7 +5187,7 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
+  const int64_t ty0 = iy + a->pad_top; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const float *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
@@ -5212,7 +5212,7 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
+#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -5262,137 +5262,137 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r0 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+                              kv_ldn(flt + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r0 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 2 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r0 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 4 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const float *g = r0 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 6 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r2 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 14 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 14 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r2 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 16 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 16 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r2 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 18 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 18 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const float *g = r2 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 20 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 20 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
           }
           if (v4) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r4 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 28 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 28 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 28 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r4 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 30 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 30 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 30 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r4 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 32 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 32 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 32 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const float *g = r4 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 34 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 34 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 34 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
           }
           if (v6) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r6 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 42 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 42 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 42 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r6 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 44 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 44 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 44 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r6 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 46 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 46 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 46 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const float *g = r6 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 48 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 48 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 48 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
@@ -5465,24 +5465,24 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r0 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+                              kv_ldn(flt + CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r0 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 3 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const float *g = r0 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 5 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
@@ -5491,24 +5491,24 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r2 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 15 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 15 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r2 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 17 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 17 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const float *g = r2 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 19 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 19 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
@@ -5517,24 +5517,24 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r4 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 29 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 29 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 29 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r4 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 31 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 31 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 31 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const float *g = r4 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 33 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 33 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 33 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
@@ -5543,24 +5543,24 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r6 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 43 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 43 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 43 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r6 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 45 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 45 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 45 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const float *g = r6 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 47 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 47 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 47 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
@@ -5604,7 +5604,7 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
+#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -5654,103 +5654,103 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r1 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 7 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r1 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 9 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 9 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r1 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 11 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 11 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const float *g = r1 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 13 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 13 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
           }
           if (v3) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r3 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 21 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 21 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r3 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 23 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 23 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r3 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 25 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 25 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 25 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const float *g = r3 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 27 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 27 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 27 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
           }
           if (v5) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r5 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 35 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 35 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 35 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r5 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 37 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 37 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 37 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r5 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 39 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 39 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 39 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const float *g = r5 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 41 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 41 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 41 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
@@ -5823,24 +5823,24 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r1 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 8 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r1 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 10 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 10 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const float *g = r1 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 12 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 12 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
@@ -5849,24 +5849,24 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r3 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 22 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 22 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r3 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 24 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 24 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const float *g = r3 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 26 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 26 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 26 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
@@ -5875,24 +5875,24 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_row1(const kfg_dwbpi_f32_nhw
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r5 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 36 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 36 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 36 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r5 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 38 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 38 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 38 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const float *g = r5 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 40 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 40 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 40 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
@@ -5938,11 +5938,11 @@ void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2(const void *args, const kfi_par *pa
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 728 / 16 * 16;
   if (x.cc < 16) x.cc = 16;
-  x.x0[0] = ((0 - PL) % 2 + 2) % 2;
+  x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 6 - PL, hi = (OW - 1) * 2 + 0 - PL + 1;
+    const int64_t lo = 6 - PL, hi = (OW - 1) * 2 - PL + 1;
     x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 1) / 2;
     x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 1) / 2;
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];

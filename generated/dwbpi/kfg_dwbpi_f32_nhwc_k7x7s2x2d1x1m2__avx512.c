@@ -56,17 +56,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -74,7 +74,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -84,7 +84,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -96,7 +96,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -110,7 +110,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -124,7 +124,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -136,17 +136,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -156,16 +156,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -173,7 +173,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -183,7 +183,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -195,7 +195,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -209,7 +209,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -223,7 +223,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -235,17 +235,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -255,16 +255,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -272,7 +272,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -282,7 +282,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -294,7 +294,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -308,7 +308,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -322,7 +322,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -334,17 +334,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -354,16 +354,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -371,7 +371,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -381,7 +381,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -393,7 +393,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -407,7 +407,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -421,7 +421,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -433,17 +433,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -484,17 +484,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -502,7 +502,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -512,7 +512,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -524,7 +524,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -538,7 +538,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -552,7 +552,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -566,7 +566,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -578,17 +578,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -598,16 +598,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -615,7 +615,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -625,7 +625,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -637,7 +637,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -651,7 +651,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -665,7 +665,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -679,7 +679,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -691,17 +691,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -711,16 +711,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -728,7 +728,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -738,7 +738,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -750,7 +750,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -764,7 +764,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -778,7 +778,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -792,7 +792,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -804,17 +804,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -824,16 +824,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -841,7 +841,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -851,7 +851,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -863,7 +863,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -877,7 +877,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -891,7 +891,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -905,7 +905,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -917,17 +917,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -972,17 +972,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -990,7 +990,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -1000,7 +1000,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1012,7 +1012,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1026,7 +1026,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1040,7 +1040,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1054,7 +1054,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1068,7 +1068,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1080,17 +1080,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1100,16 +1100,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -1117,7 +1117,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -1127,7 +1127,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1139,7 +1139,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1153,7 +1153,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1167,7 +1167,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1181,7 +1181,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1195,7 +1195,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1207,17 +1207,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1227,16 +1227,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -1244,7 +1244,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -1254,7 +1254,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1266,7 +1266,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1280,7 +1280,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1294,7 +1294,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1308,7 +1308,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1322,7 +1322,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1334,17 +1334,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1354,16 +1354,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -1371,7 +1371,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -1381,7 +1381,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1393,7 +1393,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1407,7 +1407,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1421,7 +1421,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1435,7 +1435,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1449,7 +1449,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1461,17 +1461,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1520,17 +1520,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -1538,7 +1538,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -1548,7 +1548,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -1560,7 +1560,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1574,7 +1574,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1588,7 +1588,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1602,7 +1602,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1616,7 +1616,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1630,7 +1630,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1642,17 +1642,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1662,16 +1662,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -1679,7 +1679,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -1689,7 +1689,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -1701,7 +1701,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1715,7 +1715,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1729,7 +1729,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1743,7 +1743,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1757,7 +1757,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1771,7 +1771,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1783,17 +1783,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1803,16 +1803,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -1820,7 +1820,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -1830,7 +1830,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -1842,7 +1842,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1856,7 +1856,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -1870,7 +1870,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -1884,7 +1884,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -1898,7 +1898,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -1912,7 +1912,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -1924,17 +1924,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -1944,16 +1944,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -1961,7 +1961,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -1971,7 +1971,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -1983,7 +1983,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -1997,7 +1997,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -2011,7 +2011,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -2025,7 +2025,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2039,7 +2039,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2053,7 +2053,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2065,17 +2065,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2112,17 +2112,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -2130,7 +2130,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -2140,7 +2140,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -2150,17 +2150,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2170,16 +2170,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -2187,7 +2187,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -2197,7 +2197,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -2207,17 +2207,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2227,16 +2227,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -2244,7 +2244,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -2254,7 +2254,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -2264,17 +2264,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2284,16 +2284,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -2301,7 +2301,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -2311,7 +2311,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -2321,17 +2321,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2358,17 +2358,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -2376,7 +2376,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -2386,7 +2386,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2398,7 +2398,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2410,17 +2410,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2430,16 +2430,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -2447,7 +2447,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -2457,7 +2457,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2469,7 +2469,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2481,17 +2481,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2501,16 +2501,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -2518,7 +2518,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -2528,7 +2528,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2540,7 +2540,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2552,17 +2552,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2572,16 +2572,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -2589,7 +2589,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -2599,7 +2599,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2611,7 +2611,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2623,17 +2623,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2664,17 +2664,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -2682,7 +2682,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -2692,7 +2692,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2704,7 +2704,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2718,7 +2718,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2730,17 +2730,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2750,16 +2750,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -2767,7 +2767,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -2777,7 +2777,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2789,7 +2789,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2803,7 +2803,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2815,17 +2815,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2835,16 +2835,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -2852,7 +2852,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -2862,7 +2862,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2874,7 +2874,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2888,7 +2888,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2900,17 +2900,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -2920,16 +2920,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -2937,7 +2937,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -2947,7 +2947,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -2959,7 +2959,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -2973,7 +2973,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -2985,17 +2985,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3030,17 +3030,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -3048,7 +3048,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -3058,7 +3058,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3070,7 +3070,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3084,7 +3084,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3098,7 +3098,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3110,17 +3110,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3130,16 +3130,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -3147,7 +3147,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -3157,7 +3157,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3169,7 +3169,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3183,7 +3183,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3197,7 +3197,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3209,17 +3209,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3229,16 +3229,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -3246,7 +3246,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -3256,7 +3256,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3268,7 +3268,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3282,7 +3282,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3296,7 +3296,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3308,17 +3308,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3328,16 +3328,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -3345,7 +3345,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -3355,7 +3355,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3367,7 +3367,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3381,7 +3381,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3395,7 +3395,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3407,17 +3407,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3456,17 +3456,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -3474,7 +3474,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -3484,7 +3484,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -3496,7 +3496,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3510,7 +3510,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3524,7 +3524,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3538,7 +3538,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3550,17 +3550,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3570,16 +3570,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -3587,7 +3587,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -3597,7 +3597,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -3609,7 +3609,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3623,7 +3623,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3637,7 +3637,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3651,7 +3651,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3663,17 +3663,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3683,16 +3683,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -3700,7 +3700,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -3710,7 +3710,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -3722,7 +3722,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3736,7 +3736,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3750,7 +3750,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3764,7 +3764,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3776,17 +3776,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3796,16 +3796,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -3813,7 +3813,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -3823,7 +3823,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -3835,7 +3835,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -3849,7 +3849,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -3863,7 +3863,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -3877,7 +3877,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -3889,17 +3889,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -3942,17 +3942,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -3960,7 +3960,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -3970,7 +3970,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -3982,7 +3982,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -3996,7 +3996,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -4010,7 +4010,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -4024,7 +4024,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4038,7 +4038,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4050,17 +4050,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4070,16 +4070,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -4087,7 +4087,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -4097,7 +4097,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -4109,7 +4109,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -4123,7 +4123,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -4137,7 +4137,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -4151,7 +4151,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4165,7 +4165,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4177,17 +4177,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4197,16 +4197,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -4214,7 +4214,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -4224,7 +4224,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -4236,7 +4236,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -4250,7 +4250,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -4264,7 +4264,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -4278,7 +4278,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4292,7 +4292,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4304,17 +4304,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4324,16 +4324,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -4341,7 +4341,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -4351,7 +4351,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -4363,7 +4363,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -4377,7 +4377,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -4391,7 +4391,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -4405,7 +4405,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4419,7 +4419,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4431,17 +4431,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4488,17 +4488,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4506,7 +4506,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -4516,7 +4516,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -4528,7 +4528,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -4542,7 +4542,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -4556,7 +4556,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -4570,7 +4570,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -4584,7 +4584,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4598,7 +4598,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4610,17 +4610,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4630,16 +4630,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4647,7 +4647,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -4657,7 +4657,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -4669,7 +4669,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -4683,7 +4683,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -4697,7 +4697,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -4711,7 +4711,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -4725,7 +4725,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4739,7 +4739,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4751,17 +4751,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4771,16 +4771,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4788,7 +4788,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -4798,7 +4798,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -4810,7 +4810,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -4824,7 +4824,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -4838,7 +4838,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -4852,7 +4852,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -4866,7 +4866,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -4880,7 +4880,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -4892,17 +4892,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -4912,16 +4912,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -4929,7 +4929,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -4939,7 +4939,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -4951,7 +4951,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -4965,7 +4965,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -4979,7 +4979,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -4993,7 +4993,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -5007,7 +5007,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -5021,7 +5021,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -5033,17 +5033,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -5083,88 +5083,88 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const float *g = r0 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 0 * CM + c0 * 2 + 16), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r0 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 2 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const float *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 4 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 2 + 0), s_0);
+        const float *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 6 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const float *g = r2 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 14 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 14 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 14 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r2 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 16 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 16 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 16 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const float *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 18 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 18 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 18 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
-        const float *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 20 * CM + c0 * 2 + 0), s_0);
+        const float *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 20 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 20 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
         const float *g = r4 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 28 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 28 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 28 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r4 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 30 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 30 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 30 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const float *g = r4 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 32 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 32 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 32 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
-        const float *g = r4 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 34 * CM + c0 * 2 + 0), s_0);
+        const float *g = r4 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 34 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 34 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       if (cm & 1u) {
         const float *g = r6 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 42 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 42 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 42 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r6 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 44 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 44 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 44 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const float *g = r6 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 46 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 46 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 46 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
-        const float *g = r6 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 48 * CM + c0 * 2 + 0), s_0);
+        const float *g = r6 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 48 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 48 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -5182,19 +5182,19 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 16);
+        const kv_f f = kv_ld(flt + c0 * 2 + 16);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2 + 16), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 16);
@@ -5202,9 +5202,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 16);
@@ -5212,21 +5212,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 16);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 16);
@@ -5234,9 +5234,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 16);
@@ -5244,9 +5244,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 16);
@@ -5254,21 +5254,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 16);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 28 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 28 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 28 * CM + c0 * 2 + 16);
@@ -5276,9 +5276,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 30 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 30 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 30 * CM + c0 * 2 + 16);
@@ -5286,9 +5286,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 32 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 32 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 32 * CM + c0 * 2 + 16);
@@ -5296,21 +5296,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 34 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 34 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 34 * CM + c0 * 2 + 16);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       {
-        const kv_f f = kv_ld(flt + 42 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 42 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 42 * CM + c0 * 2 + 16);
@@ -5318,9 +5318,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 44 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 44 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 44 * CM + c0 * 2 + 16);
@@ -5328,9 +5328,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 46 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 46 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 46 * CM + c0 * 2 + 16);
@@ -5338,14 +5338,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 48 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 48 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 48 * CM + c0 * 2 + 16);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -5371,15 +5371,15 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -5387,7 +5387,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5397,7 +5397,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -5409,7 +5409,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -5421,7 +5421,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5433,17 +5433,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -5453,14 +5453,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -5468,7 +5468,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5478,7 +5478,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -5490,7 +5490,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -5502,7 +5502,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5514,17 +5514,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -5534,14 +5534,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -5549,7 +5549,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5559,7 +5559,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -5571,7 +5571,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -5583,7 +5583,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5595,17 +5595,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -5615,14 +5615,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -5630,7 +5630,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -5640,7 +5640,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -5652,7 +5652,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -5664,7 +5664,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5676,17 +5676,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -5727,15 +5727,15 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -5743,7 +5743,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5753,7 +5753,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -5765,7 +5765,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -5777,7 +5777,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -5789,7 +5789,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5801,17 +5801,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -5821,14 +5821,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -5836,7 +5836,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5846,7 +5846,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -5858,7 +5858,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -5870,7 +5870,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -5882,7 +5882,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5894,17 +5894,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -5914,14 +5914,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -5929,7 +5929,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -5939,7 +5939,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -5951,7 +5951,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -5963,7 +5963,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -5975,7 +5975,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -5987,17 +5987,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -6007,14 +6007,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -6022,7 +6022,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -6032,7 +6032,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -6044,7 +6044,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -6056,7 +6056,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -6068,7 +6068,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6080,17 +6080,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -6135,15 +6135,15 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -6151,7 +6151,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -6161,7 +6161,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -6173,7 +6173,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -6185,7 +6185,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -6197,7 +6197,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -6209,7 +6209,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6221,17 +6221,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -6241,14 +6241,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -6256,7 +6256,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -6266,7 +6266,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -6278,7 +6278,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -6290,7 +6290,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -6302,7 +6302,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -6314,7 +6314,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6326,17 +6326,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -6346,14 +6346,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -6361,7 +6361,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -6371,7 +6371,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -6383,7 +6383,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -6395,7 +6395,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -6407,7 +6407,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -6419,7 +6419,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6431,17 +6431,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -6451,14 +6451,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -6466,7 +6466,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -6476,7 +6476,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -6488,7 +6488,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -6500,7 +6500,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -6512,7 +6512,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -6524,7 +6524,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6536,17 +6536,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -6595,15 +6595,15 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -6611,7 +6611,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -6621,7 +6621,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -6633,7 +6633,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -6645,7 +6645,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -6657,7 +6657,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -6669,7 +6669,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -6681,7 +6681,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6693,17 +6693,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -6713,14 +6713,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -6728,7 +6728,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -6738,7 +6738,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -6750,7 +6750,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -6762,7 +6762,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -6774,7 +6774,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -6786,7 +6786,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -6798,7 +6798,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6810,17 +6810,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -6830,14 +6830,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -6845,7 +6845,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -6855,7 +6855,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -6867,7 +6867,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -6879,7 +6879,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -6891,7 +6891,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -6903,7 +6903,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -6915,7 +6915,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -6927,17 +6927,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -6947,14 +6947,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -6962,7 +6962,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -6972,7 +6972,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -6984,7 +6984,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -6996,7 +6996,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -7008,7 +7008,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -7020,7 +7020,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -7032,7 +7032,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7044,17 +7044,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7091,15 +7091,15 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a1_0 = kv_zero();
     kv_f a1_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -7107,7 +7107,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -7117,17 +7117,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7137,14 +7137,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -7152,7 +7152,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -7162,17 +7162,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7182,14 +7182,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -7197,7 +7197,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -7207,17 +7207,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7227,14 +7227,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -7242,7 +7242,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -7252,17 +7252,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7289,15 +7289,15 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a2_0 = kv_zero();
     kv_f a2_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -7305,7 +7305,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -7315,7 +7315,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7327,17 +7327,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7347,14 +7347,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -7362,7 +7362,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -7372,7 +7372,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7384,17 +7384,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7404,14 +7404,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -7419,7 +7419,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -7429,7 +7429,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7441,17 +7441,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7461,14 +7461,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -7476,7 +7476,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -7486,7 +7486,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7498,17 +7498,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7539,15 +7539,15 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a3_0 = kv_zero();
     kv_f a3_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -7555,7 +7555,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -7565,7 +7565,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -7577,7 +7577,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7589,17 +7589,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7609,14 +7609,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -7624,7 +7624,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -7634,7 +7634,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -7646,7 +7646,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7658,17 +7658,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7678,14 +7678,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -7693,7 +7693,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -7703,7 +7703,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -7715,7 +7715,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7727,17 +7727,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7747,14 +7747,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -7762,7 +7762,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -7772,7 +7772,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -7784,7 +7784,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7796,17 +7796,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7841,15 +7841,15 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_0 = kv_zero();
     kv_f a4_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -7857,7 +7857,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -7867,7 +7867,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -7879,7 +7879,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -7891,7 +7891,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7903,17 +7903,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -7923,14 +7923,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -7938,7 +7938,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -7948,7 +7948,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -7960,7 +7960,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -7972,7 +7972,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -7984,17 +7984,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8004,14 +8004,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -8019,7 +8019,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -8029,7 +8029,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8041,7 +8041,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8053,7 +8053,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8065,17 +8065,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8085,14 +8085,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -8100,7 +8100,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -8110,7 +8110,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8122,7 +8122,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8134,7 +8134,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8146,17 +8146,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8195,15 +8195,15 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_0 = kv_zero();
     kv_f a5_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -8211,7 +8211,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -8221,7 +8221,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -8233,7 +8233,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8245,7 +8245,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8257,7 +8257,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8269,17 +8269,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8289,14 +8289,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -8304,7 +8304,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -8314,7 +8314,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -8326,7 +8326,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8338,7 +8338,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8350,7 +8350,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8362,17 +8362,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8382,14 +8382,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -8397,7 +8397,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -8407,7 +8407,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -8419,7 +8419,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8431,7 +8431,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8443,7 +8443,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8455,17 +8455,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8475,14 +8475,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -8490,7 +8490,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -8500,7 +8500,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -8512,7 +8512,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8524,7 +8524,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8536,7 +8536,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8548,17 +8548,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8601,15 +8601,15 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_0 = kv_zero();
     kv_f a6_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -8617,7 +8617,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -8627,7 +8627,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -8639,7 +8639,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -8651,7 +8651,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8663,7 +8663,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8675,7 +8675,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8687,17 +8687,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8707,14 +8707,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -8722,7 +8722,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -8732,7 +8732,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -8744,7 +8744,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -8756,7 +8756,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8768,7 +8768,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8780,7 +8780,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8792,17 +8792,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8812,14 +8812,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -8827,7 +8827,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -8837,7 +8837,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -8849,7 +8849,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -8861,7 +8861,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8873,7 +8873,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8885,7 +8885,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -8897,17 +8897,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -8917,14 +8917,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -8932,7 +8932,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -8942,7 +8942,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -8954,7 +8954,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -8966,7 +8966,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -8978,7 +8978,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -8990,7 +8990,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9002,17 +9002,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -9059,15 +9059,15 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_0 = kv_zero();
     kv_f a7_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const float *fr = flt + c0 * 2;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -9075,7 +9075,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -9085,7 +9085,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -9097,7 +9097,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -9109,7 +9109,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -9121,7 +9121,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -9133,7 +9133,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -9145,7 +9145,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9157,17 +9157,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g0 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -9177,14 +9177,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 4u) { /* filter row 2 */
       const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -9192,7 +9192,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -9202,7 +9202,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -9214,7 +9214,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -9226,7 +9226,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -9238,7 +9238,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -9250,7 +9250,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -9262,7 +9262,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9274,17 +9274,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g2 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -9294,14 +9294,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 16u) { /* filter row 4 */
       const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -9309,7 +9309,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -9319,7 +9319,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -9331,7 +9331,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -9343,7 +9343,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -9355,7 +9355,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -9367,7 +9367,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -9379,7 +9379,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9391,17 +9391,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g4 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -9411,14 +9411,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 64u) { /* filter row 6 */
       const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -9426,7 +9426,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -9436,7 +9436,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -9448,7 +9448,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -9460,7 +9460,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -9472,7 +9472,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -9484,7 +9484,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -9496,7 +9496,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -9508,17 +9508,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g6 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -9558,68 +9558,68 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const float *g = r0 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 1 * CM + c0 * 2 + 16), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 3 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 2 + 0), s_0);
+        const float *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 5 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const float *g = r2 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 15 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 15 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 15 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 17 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 17 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 17 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const float *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 19 * CM + c0 * 2 + 0), s_0);
+        const float *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 19 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 19 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
         const float *g = r4 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 29 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 29 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 29 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r4 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 31 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 31 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 31 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const float *g = r4 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 33 * CM + c0 * 2 + 0), s_0);
+        const float *g = r4 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 33 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 33 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       if (cm & 1u) {
         const float *g = r6 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 43 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 43 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 43 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r6 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 45 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 45 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 45 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const float *g = r6 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 47 * CM + c0 * 2 + 0), s_0);
+        const float *g = r6 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 47 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 47 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -9637,19 +9637,19 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 16);
+        const kv_f f = kv_ld(flt + CM + c0 * 2 + 16);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 16), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 16);
@@ -9657,21 +9657,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 16);
@@ -9679,9 +9679,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 16);
@@ -9689,21 +9689,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 29 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 29 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 29 * CM + c0 * 2 + 16);
@@ -9711,9 +9711,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 31 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 31 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 31 * CM + c0 * 2 + 16);
@@ -9721,21 +9721,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 33 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 33 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 33 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       {
-        const kv_f f = kv_ld(flt + 43 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 43 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 43 * CM + c0 * 2 + 16);
@@ -9743,9 +9743,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 45 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 45 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 45 * CM + c0 * 2 + 16);
@@ -9753,14 +9753,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 47 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 47 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 47 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -9787,16 +9787,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -9804,7 +9804,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -9814,7 +9814,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -9826,7 +9826,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -9840,7 +9840,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9854,7 +9854,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9866,17 +9866,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9886,16 +9886,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -9903,7 +9903,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -9913,7 +9913,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -9925,7 +9925,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -9939,7 +9939,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -9953,7 +9953,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -9965,17 +9965,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -9985,16 +9985,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -10002,7 +10002,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -10012,7 +10012,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -10024,7 +10024,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -10038,7 +10038,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10052,7 +10052,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10064,17 +10064,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10116,16 +10116,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -10133,7 +10133,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -10143,7 +10143,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -10155,7 +10155,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -10169,7 +10169,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -10183,7 +10183,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10197,7 +10197,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10209,17 +10209,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10229,16 +10229,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -10246,7 +10246,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -10256,7 +10256,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -10268,7 +10268,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -10282,7 +10282,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -10296,7 +10296,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10310,7 +10310,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10322,17 +10322,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10342,16 +10342,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -10359,7 +10359,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -10369,7 +10369,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -10381,7 +10381,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -10395,7 +10395,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -10409,7 +10409,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10423,7 +10423,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10435,17 +10435,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10491,16 +10491,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10508,7 +10508,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -10518,7 +10518,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -10530,7 +10530,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -10544,7 +10544,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -10558,7 +10558,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -10572,7 +10572,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10586,7 +10586,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10598,17 +10598,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10618,16 +10618,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10635,7 +10635,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -10645,7 +10645,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -10657,7 +10657,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -10671,7 +10671,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -10685,7 +10685,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -10699,7 +10699,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10713,7 +10713,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10725,17 +10725,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10745,16 +10745,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -10762,7 +10762,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -10772,7 +10772,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -10784,7 +10784,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -10798,7 +10798,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -10812,7 +10812,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -10826,7 +10826,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -10840,7 +10840,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -10852,17 +10852,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -10912,16 +10912,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -10929,7 +10929,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -10939,7 +10939,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -10951,7 +10951,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -10965,7 +10965,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -10979,7 +10979,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -10993,7 +10993,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -11007,7 +11007,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11021,7 +11021,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11033,17 +11033,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11053,16 +11053,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -11070,7 +11070,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -11080,7 +11080,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -11092,7 +11092,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -11106,7 +11106,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -11120,7 +11120,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -11134,7 +11134,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -11148,7 +11148,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11162,7 +11162,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11174,17 +11174,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11194,16 +11194,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -11211,7 +11211,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -11221,7 +11221,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -11233,7 +11233,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -11247,7 +11247,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -11261,7 +11261,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -11275,7 +11275,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -11289,7 +11289,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11303,7 +11303,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11315,17 +11315,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11363,16 +11363,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -11380,7 +11380,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -11390,7 +11390,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -11400,17 +11400,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11420,16 +11420,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -11437,7 +11437,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -11447,7 +11447,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -11457,17 +11457,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11477,16 +11477,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
       }
       {
@@ -11494,7 +11494,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f0_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
       }
@@ -11504,7 +11504,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f2_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
       }
@@ -11514,17 +11514,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f4_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11552,16 +11552,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -11569,7 +11569,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -11579,7 +11579,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11591,7 +11591,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11603,17 +11603,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11623,16 +11623,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -11640,7 +11640,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -11650,7 +11650,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11662,7 +11662,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11674,17 +11674,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11694,16 +11694,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
       }
       {
@@ -11711,7 +11711,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f0_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
       }
@@ -11721,7 +11721,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f2_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11733,7 +11733,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f4_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11745,17 +11745,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11787,16 +11787,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -11804,7 +11804,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -11814,7 +11814,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -11826,7 +11826,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11840,7 +11840,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11852,17 +11852,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11872,16 +11872,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -11889,7 +11889,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -11899,7 +11899,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -11911,7 +11911,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -11925,7 +11925,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -11937,17 +11937,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -11957,16 +11957,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
       }
       {
@@ -11974,7 +11974,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f0_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
       }
@@ -11984,7 +11984,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f2_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -11996,7 +11996,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f4_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12010,7 +12010,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12022,17 +12022,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12068,16 +12068,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -12085,7 +12085,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -12095,7 +12095,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -12107,7 +12107,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -12121,7 +12121,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12135,7 +12135,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12147,17 +12147,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12167,16 +12167,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -12184,7 +12184,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -12194,7 +12194,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -12206,7 +12206,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -12220,7 +12220,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12234,7 +12234,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12246,17 +12246,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12266,16 +12266,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
       }
       {
@@ -12283,7 +12283,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f0_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
       }
@@ -12293,7 +12293,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f2_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -12305,7 +12305,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f4_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -12319,7 +12319,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12333,7 +12333,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12345,17 +12345,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12395,16 +12395,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -12412,7 +12412,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -12422,7 +12422,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -12434,7 +12434,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -12448,7 +12448,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -12462,7 +12462,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12476,7 +12476,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12488,17 +12488,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12508,16 +12508,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -12525,7 +12525,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -12535,7 +12535,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -12547,7 +12547,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -12561,7 +12561,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -12575,7 +12575,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12589,7 +12589,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12601,17 +12601,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12621,16 +12621,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
       }
       {
@@ -12638,7 +12638,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f0_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
       }
@@ -12648,7 +12648,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f2_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -12660,7 +12660,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f4_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -12674,7 +12674,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -12688,7 +12688,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12702,7 +12702,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12714,17 +12714,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12768,16 +12768,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -12785,7 +12785,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -12795,7 +12795,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -12807,7 +12807,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -12821,7 +12821,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -12835,7 +12835,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -12849,7 +12849,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12863,7 +12863,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -12875,17 +12875,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -12895,16 +12895,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -12912,7 +12912,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -12922,7 +12922,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -12934,7 +12934,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -12948,7 +12948,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -12962,7 +12962,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -12976,7 +12976,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -12990,7 +12990,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -13002,17 +13002,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -13022,16 +13022,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
       }
       {
@@ -13039,7 +13039,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f0_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
       }
@@ -13049,7 +13049,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f2_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -13061,7 +13061,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f4_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -13075,7 +13075,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -13089,7 +13089,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -13103,7 +13103,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -13117,7 +13117,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -13129,17 +13129,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -13187,16 +13187,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -13204,7 +13204,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -13214,7 +13214,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -13226,7 +13226,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -13240,7 +13240,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -13254,7 +13254,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -13268,7 +13268,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -13282,7 +13282,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -13296,7 +13296,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -13308,17 +13308,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -13328,16 +13328,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -13345,7 +13345,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -13355,7 +13355,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -13367,7 +13367,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -13381,7 +13381,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -13395,7 +13395,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -13409,7 +13409,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -13423,7 +13423,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -13437,7 +13437,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -13449,17 +13449,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -13469,16 +13469,16 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
+      const kv_f f0_0 = kv_ld(fr);
       const kv_f f0_1 = kv_ld(fr + 16);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
       const kv_f f2_1 = kv_ld(fr + 2 * CM + 16);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
       const kv_f f4_1 = kv_ld(fr + 4 * CM + 16);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
       const kv_f f6_1 = kv_ld(fr + 6 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
         a7_0 = kv_fma(g, f0_0, a7_0);
       }
       {
@@ -13486,7 +13486,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f0_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a6_0 = kv_fma(g, f0_0, a6_0);
         a7_0 = kv_fma(g, f2_0, a7_0);
       }
@@ -13496,7 +13496,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f2_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a5_0 = kv_fma(g, f0_0, a5_0);
         a6_0 = kv_fma(g, f2_0, a6_0);
         a7_0 = kv_fma(g, f4_0, a7_0);
@@ -13508,7 +13508,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f4_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a4_0 = kv_fma(g, f0_0, a4_0);
         a5_0 = kv_fma(g, f2_0, a5_0);
         a6_0 = kv_fma(g, f4_0, a6_0);
@@ -13522,7 +13522,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f6_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a3_0 = kv_fma(g, f0_0, a3_0);
         a4_0 = kv_fma(g, f2_0, a4_0);
         a5_0 = kv_fma(g, f4_0, a5_0);
@@ -13536,7 +13536,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f6_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a2_0 = kv_fma(g, f0_0, a2_0);
         a3_0 = kv_fma(g, f2_0, a3_0);
         a4_0 = kv_fma(g, f4_0, a4_0);
@@ -13550,7 +13550,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f6_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a1_0 = kv_fma(g, f0_0, a1_0);
         a2_0 = kv_fma(g, f2_0, a2_0);
         a3_0 = kv_fma(g, f4_0, a3_0);
@@ -13564,7 +13564,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f6_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a0_0 = kv_fma(g, f0_0, a0_0);
         a1_0 = kv_fma(g, f2_0, a1_0);
         a2_0 = kv_fma(g, f4_0, a2_0);
@@ -13578,7 +13578,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f6_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f2_0, a0_0);
         a1_0 = kv_fma(g, f4_0, a1_0);
         a2_0 = kv_fma(g, f6_0, a2_0);
@@ -13590,17 +13590,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f6_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f4_0, a0_0);
         a1_0 = kv_fma(g, f6_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f4_1, a0_1);
         a1_1 = kv_fma(g, f6_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f6_0, a0_0);
       }
       {
@@ -13640,66 +13640,66 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const float *g = r1 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 7 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r1 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 9 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 9 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 9 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const float *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 11 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 11 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 11 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
-        const float *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 13 * CM + c0 * 2 + 0), s_0);
+        const float *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 13 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 13 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
         const float *g = r3 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 21 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 21 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 21 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r3 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 23 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 23 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 23 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const float *g = r3 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 25 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 25 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 25 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
-        const float *g = r3 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 27 * CM + c0 * 2 + 0), s_0);
+        const float *g = r3 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 27 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 27 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       if (cm & 1u) {
         const float *g = r5 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 35 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 35 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 35 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r5 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 37 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 37 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 37 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
         const float *g = r5 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 39 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 39 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 39 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 8u) {
-        const float *g = r5 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 41 * CM + c0 * 2 + 0), s_0);
+        const float *g = r5 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 41 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 41 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -13717,9 +13717,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 16);
@@ -13727,9 +13727,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 16);
@@ -13737,9 +13737,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 16);
@@ -13747,21 +13747,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 16);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 16);
@@ -13769,9 +13769,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 16);
@@ -13779,9 +13779,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 25 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 25 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 25 * CM + c0 * 2 + 16);
@@ -13789,21 +13789,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 27 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 27 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 27 * CM + c0 * 2 + 16);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       {
-        const kv_f f = kv_ld(flt + 35 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 35 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 35 * CM + c0 * 2 + 16);
@@ -13811,9 +13811,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 37 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 37 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 37 * CM + c0 * 2 + 16);
@@ -13821,9 +13821,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 39 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 39 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 39 * CM + c0 * 2 + 16);
@@ -13831,14 +13831,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 41 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 41 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 41 * CM + c0 * 2 + 16);
-        if (ca & 8u) sa_1 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 8u) sb_1 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 8u) sa_1 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 8u) sb_1 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -13865,14 +13865,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -13880,7 +13880,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -13890,7 +13890,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -13902,7 +13902,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -13914,7 +13914,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -13926,17 +13926,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -13946,14 +13946,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -13961,7 +13961,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -13971,7 +13971,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -13983,7 +13983,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -13995,7 +13995,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14007,17 +14007,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14027,14 +14027,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -14042,7 +14042,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -14052,7 +14052,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -14064,7 +14064,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -14076,7 +14076,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14088,17 +14088,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14140,14 +14140,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -14155,7 +14155,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -14165,7 +14165,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -14177,7 +14177,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -14189,7 +14189,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -14201,7 +14201,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14213,17 +14213,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14233,14 +14233,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -14248,7 +14248,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -14258,7 +14258,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -14270,7 +14270,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -14282,7 +14282,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -14294,7 +14294,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14306,17 +14306,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14326,14 +14326,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -14341,7 +14341,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -14351,7 +14351,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -14363,7 +14363,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -14375,7 +14375,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -14387,7 +14387,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14399,17 +14399,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14455,14 +14455,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -14470,7 +14470,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -14480,7 +14480,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -14492,7 +14492,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -14504,7 +14504,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -14516,7 +14516,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -14528,7 +14528,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14540,17 +14540,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14560,14 +14560,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -14575,7 +14575,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -14585,7 +14585,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -14597,7 +14597,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -14609,7 +14609,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -14621,7 +14621,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -14633,7 +14633,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14645,17 +14645,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14665,14 +14665,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -14680,7 +14680,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -14690,7 +14690,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -14702,7 +14702,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -14714,7 +14714,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -14726,7 +14726,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -14738,7 +14738,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14750,17 +14750,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14810,14 +14810,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_1 = kv_zero();
     { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -14825,7 +14825,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -14835,7 +14835,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -14847,7 +14847,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -14859,7 +14859,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -14871,7 +14871,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -14883,7 +14883,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -14895,7 +14895,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -14907,17 +14907,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -14927,14 +14927,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -14942,7 +14942,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -14952,7 +14952,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -14964,7 +14964,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -14976,7 +14976,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -14988,7 +14988,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -15000,7 +15000,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -15012,7 +15012,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15024,17 +15024,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15044,14 +15044,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -15059,7 +15059,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -15069,7 +15069,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -15081,7 +15081,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -15093,7 +15093,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -15105,7 +15105,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -15117,7 +15117,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -15129,7 +15129,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15141,17 +15141,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15189,14 +15189,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a1_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -15204,7 +15204,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -15214,17 +15214,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15234,14 +15234,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -15249,7 +15249,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -15259,17 +15259,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15279,14 +15279,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
       }
       {
@@ -15294,7 +15294,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f1_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
       }
@@ -15304,17 +15304,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a1_1 = kv_fma(g, f3_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15342,14 +15342,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a2_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -15357,7 +15357,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -15367,7 +15367,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15379,17 +15379,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15399,14 +15399,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -15414,7 +15414,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -15424,7 +15424,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15436,17 +15436,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15456,14 +15456,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
       }
       {
@@ -15471,7 +15471,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f1_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
       }
@@ -15481,7 +15481,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f3_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15493,17 +15493,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15535,14 +15535,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a3_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -15550,7 +15550,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -15560,7 +15560,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -15572,7 +15572,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15584,17 +15584,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15604,14 +15604,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -15619,7 +15619,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -15629,7 +15629,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -15641,7 +15641,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15653,17 +15653,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15673,14 +15673,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
       }
       {
@@ -15688,7 +15688,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f1_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
       }
@@ -15698,7 +15698,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f3_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -15710,7 +15710,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15722,17 +15722,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15768,14 +15768,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a4_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -15783,7 +15783,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -15793,7 +15793,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -15805,7 +15805,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -15817,7 +15817,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15829,17 +15829,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15849,14 +15849,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -15864,7 +15864,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -15874,7 +15874,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -15886,7 +15886,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -15898,7 +15898,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15910,17 +15910,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -15930,14 +15930,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
       }
       {
@@ -15945,7 +15945,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f1_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
       }
@@ -15955,7 +15955,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f3_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -15967,7 +15967,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -15979,7 +15979,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -15991,17 +15991,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -16041,14 +16041,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a5_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -16056,7 +16056,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -16066,7 +16066,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -16078,7 +16078,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -16090,7 +16090,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -16102,7 +16102,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -16114,17 +16114,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -16134,14 +16134,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -16149,7 +16149,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -16159,7 +16159,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -16171,7 +16171,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -16183,7 +16183,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -16195,7 +16195,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -16207,17 +16207,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -16227,14 +16227,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
       }
       {
@@ -16242,7 +16242,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f1_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
       }
@@ -16252,7 +16252,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f3_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -16264,7 +16264,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -16276,7 +16276,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -16288,7 +16288,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -16300,17 +16300,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -16354,14 +16354,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a6_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -16369,7 +16369,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -16379,7 +16379,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -16391,7 +16391,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -16403,7 +16403,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -16415,7 +16415,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -16427,7 +16427,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -16439,17 +16439,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -16459,14 +16459,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -16474,7 +16474,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -16484,7 +16484,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -16496,7 +16496,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -16508,7 +16508,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -16520,7 +16520,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -16532,7 +16532,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -16544,17 +16544,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -16564,14 +16564,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
       }
       {
@@ -16579,7 +16579,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f1_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
       }
@@ -16589,7 +16589,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f3_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -16601,7 +16601,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -16613,7 +16613,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -16625,7 +16625,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -16637,7 +16637,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -16649,17 +16649,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -16707,14 +16707,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f a7_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -16722,7 +16722,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -16732,7 +16732,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -16744,7 +16744,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -16756,7 +16756,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -16768,7 +16768,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -16780,7 +16780,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -16792,7 +16792,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -16804,17 +16804,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g1 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -16824,14 +16824,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 8u) { /* filter row 3 */
       const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -16839,7 +16839,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -16849,7 +16849,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -16861,7 +16861,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -16873,7 +16873,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -16885,7 +16885,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -16897,7 +16897,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -16909,7 +16909,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -16921,17 +16921,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g3 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -16941,14 +16941,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     }
     if (vm & 32u) { /* filter row 5 */
       const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 16);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 16);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
       const kv_f f3_1 = kv_ld(fr + 3 * CM + 16);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
       const kv_f f5_1 = kv_ld(fr + 5 * CM + 16);
       {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
         a7_0 = kv_fma(g, f1_0, a7_0);
       }
       {
@@ -16956,7 +16956,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f1_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
         a6_0 = kv_fma(g, f1_0, a6_0);
         a7_0 = kv_fma(g, f3_0, a7_0);
       }
@@ -16966,7 +16966,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f3_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
         a5_0 = kv_fma(g, f1_0, a5_0);
         a6_0 = kv_fma(g, f3_0, a6_0);
         a7_0 = kv_fma(g, f5_0, a7_0);
@@ -16978,7 +16978,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a7_1 = kv_fma(g, f5_1, a7_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
         a4_0 = kv_fma(g, f1_0, a4_0);
         a5_0 = kv_fma(g, f3_0, a5_0);
         a6_0 = kv_fma(g, f5_0, a6_0);
@@ -16990,7 +16990,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a6_1 = kv_fma(g, f5_1, a6_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
         a3_0 = kv_fma(g, f1_0, a3_0);
         a4_0 = kv_fma(g, f3_0, a4_0);
         a5_0 = kv_fma(g, f5_0, a5_0);
@@ -17002,7 +17002,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a5_1 = kv_fma(g, f5_1, a5_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
         a2_0 = kv_fma(g, f1_0, a2_0);
         a3_0 = kv_fma(g, f3_0, a3_0);
         a4_0 = kv_fma(g, f5_0, a4_0);
@@ -17014,7 +17014,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a4_1 = kv_fma(g, f5_1, a4_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
         a1_0 = kv_fma(g, f1_0, a1_0);
         a2_0 = kv_fma(g, f3_0, a2_0);
         a3_0 = kv_fma(g, f5_0, a3_0);
@@ -17026,7 +17026,7 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a3_1 = kv_fma(g, f5_1, a3_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
         a0_0 = kv_fma(g, f1_0, a0_0);
         a1_0 = kv_fma(g, f3_0, a1_0);
         a2_0 = kv_fma(g, f5_0, a2_0);
@@ -17038,17 +17038,17 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         a2_1 = kv_fma(g, f5_1, a2_1);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
         a0_0 = kv_fma(g, f3_0, a0_0);
         a1_0 = kv_fma(g, f5_0, a1_0);
       }
       {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 16);
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 16);
         a0_1 = kv_fma(g, f3_1, a0_1);
         a1_1 = kv_fma(g, f5_1, a1_1);
       }
       {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
+        const kv_f g = kv_ld(g5 + c0 * 2);
         a0_0 = kv_fma(g, f5_0, a0_0);
       }
       {
@@ -17088,51 +17088,51 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const float *g = r1 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 8 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 10 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 10 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 10 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const float *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 12 * CM + c0 * 2 + 0), s_0);
+        const float *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 12 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 12 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
         const float *g = r3 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 22 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 22 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 22 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r3 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 24 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 24 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 24 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const float *g = r3 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 26 * CM + c0 * 2 + 0), s_0);
+        const float *g = r3 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 26 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 26 * CM + c0 * 2 + 16), s_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       if (cm & 1u) {
         const float *g = r5 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 36 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 36 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 36 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 2u) {
         const float *g = r5 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 38 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 38 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 38 * CM + c0 * 2 + 16), s_1);
       }
       if (cm & 4u) {
-        const float *g = r5 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 40 * CM + c0 * 2 + 0), s_0);
+        const float *g = r5 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 40 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 16), kv_ld(flt + 40 * CM + c0 * 2 + 16), s_1);
       }
     }
@@ -17150,9 +17150,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 16);
@@ -17160,9 +17160,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 16);
@@ -17170,21 +17170,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 16);
@@ -17192,9 +17192,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 16);
@@ -17202,21 +17202,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 26 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 26 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 26 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       {
-        const kv_f f = kv_ld(flt + 36 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 36 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 36 * CM + c0 * 2 + 16);
@@ -17224,9 +17224,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 38 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 38 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 38 * CM + c0 * 2 + 16);
@@ -17234,14 +17234,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_NOINLINE void kfg_dwbpi_f32_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 16), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 40 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 40 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 40 * CM + c0 * 2 + 16);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 16), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 16), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2 + 16), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2 + 16), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -17260,7 +17260,7 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f32_n
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
+  const int64_t ty0 = iy + a->pad_top; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const float *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
@@ -17285,7 +17285,7 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f32_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
+#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -17342,137 +17342,137 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f32_n
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r0 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
+                              kv_ldn(flt + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r0 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 2 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r0 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 4 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const float *g = r0 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 6 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r2 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 14 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 14 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r2 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 16 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 16 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r2 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 18 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 18 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const float *g = r2 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 20 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 20 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v4) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r4 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 28 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 28 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 28 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r4 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 30 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 30 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 30 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r4 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 32 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 32 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 32 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const float *g = r4 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 34 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 34 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 34 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v6) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r6 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 42 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 42 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 42 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r6 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 44 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 44 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 44 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r6 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 46 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 46 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 46 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const float *g = r6 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 48 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 48 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 48 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -17551,24 +17551,24 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f32_n
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r0 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
+                              kv_ldn(flt + CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r0 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 3 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const float *g = r0 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 5 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -17577,24 +17577,24 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f32_n
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r2 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 15 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 15 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r2 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 17 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 17 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const float *g = r2 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 19 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 19 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -17603,24 +17603,24 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f32_n
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r4 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 29 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 29 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 29 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r4 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 31 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 31 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 31 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const float *g = r4 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 33 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 33 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 33 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -17629,24 +17629,24 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_row0(const kfg_dwbpi_f32_n
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r6 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 43 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 43 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 43 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r6 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 45 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 45 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 45 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const float *g = r6 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 47 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 47 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 47 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -17690,7 +17690,7 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_row1(const kfg_dwbpi_f32_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
+#define kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 2 ? 4u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 2 ? 8u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -17747,103 +17747,103 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_row1(const kfg_dwbpi_f32_n
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r1 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 7 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r1 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 9 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 9 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r1 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 11 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 11 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const float *g = r1 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 13 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 13 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v3) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r3 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 21 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 21 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r3 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 23 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 23 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r3 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 25 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 25 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 25 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const float *g = r3 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 27 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 27 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 27 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
           }
           if (v5) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r5 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 35 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 35 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 35 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
               const float *g = r5 + (tx2 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 37 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 37 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 37 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx4 = ix + PL - 4; /* ox * 2 */
             if (tx4 >= 0 && tx4 < OW * 2) {
               const float *g = r5 + (tx4 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 39 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 39 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 39 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx6 = ix + PL - 6; /* ox * 2 */
             if (tx6 >= 0 && tx6 < OW * 2) {
               const float *g = r5 + (tx6 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 41 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 41 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 41 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -17922,24 +17922,24 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_row1(const kfg_dwbpi_f32_n
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r1 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 8 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r1 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 10 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 10 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const float *g = r1 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 12 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 12 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -17948,24 +17948,24 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_row1(const kfg_dwbpi_f32_n
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r3 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 22 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 22 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r3 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 24 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 24 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const float *g = r3 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 26 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 26 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 26 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -17974,24 +17974,24 @@ static void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_row1(const kfg_dwbpi_f32_n
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
               const float *g = r5 + (tx1 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 36 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 36 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 36 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx3 = ix + PL - 3; /* ox * 2 */
             if (tx3 >= 0 && tx3 < OW * 2) {
               const float *g = r5 + (tx3 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 38 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 38 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 38 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
             const int64_t tx5 = ix + PL - 5; /* ox * 2 */
             if (tx5 >= 0 && tx5 < OW * 2) {
               const float *g = r5 + (tx5 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 40 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 40 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 16, m1, kv_zero()),
                               kv_ldn(flt + 40 * CM + c0 * 2 + 16, m1, kv_zero()), s_1);
             }
@@ -18037,11 +18037,11 @@ void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512(const void *args, const kfi_par *
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 872 / 16 * 16;
   if (x.cc < 16) x.cc = 16;
-  x.x0[0] = ((0 - PL) % 2 + 2) % 2;
+  x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 6 - PL, hi = (OW - 1) * 2 + 0 - PL + 1;
+    const int64_t lo = 6 - PL, hi = (OW - 1) * 2 - PL + 1;
     x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 1) / 2;
     x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 1) / 2;
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
