@@ -34,730 +34,387 @@ size_t kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_scratch(const void *args) {
 
 #if defined(__GNUC__)
 #define kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_NOINLINE __attribute__((noinline))
+#define kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_INLINE __attribute__((always_inline))
 #else
 #define kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_NOINLINE
+#define kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_INLINE
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4 }, cols { 0, 1, 2, 3, 4 }):
-   2 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 2 pixels o + j*1*C, channel vectors [c0, c1); g0.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_blk00(const int PP, const int rc, const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4,
+                                          const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    if (!rc || (vm & 1u)) { /* filter row 0 */
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f3_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 2u)) { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      if (PP > 1) {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f3_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 4u)) { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      if (PP > 1) {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f3_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 8u)) { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      if (PP > 1) {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f3_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 16u)) { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
+      if (PP > 1) {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f3_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f3_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f4_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f4_1, a0_1);
+      }
+    }
+    if (PP > 0) {
+      kv_st(o + c0, kv_pair(a0_0, a0_1));
+    }
+    if (PP > 1) {
+      kv_st(o + C + c0, kv_pair(a1_0, a1_1));
+    }
+  }
+}
+
 static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_fast00_2(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f1_1 = kv_ld(fr + CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-      }
-    }
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f1_1 = kv_ld(fr + CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0 * 2);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f1_1 = kv_ld(fr + CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0 * 2);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-      }
-    }
-    { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f1_1 = kv_ld(fr + CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + CM + c0 * 2);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-      }
-    }
-    { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f1_1 = kv_ld(fr + CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + CM + c0 * 2);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-      }
-    }
-    kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
-  }
+  kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_blk00(2, 0, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_fastv00_2(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f1_1 = kv_ld(fr + CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f1_1 = kv_ld(fr + CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0 * 2);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f1_1 = kv_ld(fr + CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0 * 2);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f1_1 = kv_ld(fr + CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + CM + c0 * 2);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f1_1 = kv_ld(fr + CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 8);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 8);
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + CM + c0 * 2);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-      }
-    }
-    kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + C + c0, kv_pair(a1_0, a1_1));
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_blk00(2, 1, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,

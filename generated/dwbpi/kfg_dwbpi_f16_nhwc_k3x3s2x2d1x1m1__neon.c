@@ -28,1014 +28,196 @@ size_t kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_scratch(const void *args) {
 
 #if defined(__GNUC__)
 #define kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE __attribute__((noinline))
+#define kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_INLINE __attribute__((always_inline))
 #else
 #define kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE
+#define kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_INLINE
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 2 }, cols { 0, 2 }):
-   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 8 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_INLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk00(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2,
+                                          const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    if (!rc || (vm & 1u)) { /* filter row 0 */
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    if (!rc || (vm & 4u)) { /* filter row 2 */
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    if (PP > 0) {
+      kv_st(o + c0, a0_0);
+    }
+    if (PP > 1) {
+      kv_st(o + 2 * C + c0, a1_0);
+    }
+    if (PP > 2) {
+      kv_st(o + 4 * C + c0, a2_0);
+    }
+    if (PP > 3) {
+      kv_st(o + 6 * C + c0, a3_0);
+    }
+    if (PP > 4) {
+      kv_st(o + 8 * C + c0, a4_0);
+    }
+    if (PP > 5) {
+      kv_st(o + 10 * C + c0, a5_0);
+    }
+    if (PP > 6) {
+      kv_st(o + 12 * C + c0, a6_0);
+    }
+    if (PP > 7) {
+      kv_st(o + 14 * C + c0, a7_0);
+    }
+  }
+}
+
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fast00_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk00(5, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0, 2 }, cols { 0, 2 }):
-   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fast00_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk00(6, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0, 2 }, cols { 0, 2 }):
-   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fast00_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk00(7, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0, 2 }, cols { 0, 2 }):
-   8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fast00_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk00(8, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv00_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk00(2, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv00_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk00(3, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv00_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk00(4, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv00_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk00(5, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv00_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk00(6, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 7 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv00_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk00(7, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 8 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv00_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk00(8, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -1106,799 +288,165 @@ static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_
 }
 
 /* Row phase 0, column phase 1 (filter rows { 0, 2 }, cols { 1 }):
-   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 8 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_INLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk01(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2,
+                                          const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    if (!rc || (vm & 1u)) { /* filter row 0 */
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+      }
+    }
+    if (!rc || (vm & 4u)) { /* filter row 2 */
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g2 + CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+      }
+    }
+    if (PP > 0) {
+      kv_st(o + c0, a0_0);
+    }
+    if (PP > 1) {
+      kv_st(o + 2 * C + c0, a1_0);
+    }
+    if (PP > 2) {
+      kv_st(o + 4 * C + c0, a2_0);
+    }
+    if (PP > 3) {
+      kv_st(o + 6 * C + c0, a3_0);
+    }
+    if (PP > 4) {
+      kv_st(o + 8 * C + c0, a4_0);
+    }
+    if (PP > 5) {
+      kv_st(o + 10 * C + c0, a5_0);
+    }
+    if (PP > 6) {
+      kv_st(o + 12 * C + c0, a6_0);
+    }
+    if (PP > 7) {
+      kv_st(o + 14 * C + c0, a7_0);
+    }
+  }
+}
+
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fast01_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk01(5, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 1 (filter rows { 0, 2 }, cols { 1 }):
-   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fast01_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk01(6, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 1 (filter rows { 0, 2 }, cols { 1 }):
-   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fast01_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk01(7, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 1 (filter rows { 0, 2 }, cols { 1 }):
-   8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fast01_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk01(8, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv01_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk01(2, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv01_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk01(3, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv01_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk01(4, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv01_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk01(5, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv01_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk01(6, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 7 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv01_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk01(7, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 8 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv01_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk01(8, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -1951,616 +499,141 @@ static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_
 }
 
 /* Row phase 1, column phase 0 (filter rows { 1 }, cols { 0, 2 }):
-   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 8 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_INLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk10(const int PP, const int rc, const uint16_t *g1,
+                                          const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    if (!rc || (vm & 2u)) { /* filter row 1 */
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    if (PP > 0) {
+      kv_st(o + c0, a0_0);
+    }
+    if (PP > 1) {
+      kv_st(o + 2 * C + c0, a1_0);
+    }
+    if (PP > 2) {
+      kv_st(o + 4 * C + c0, a2_0);
+    }
+    if (PP > 3) {
+      kv_st(o + 6 * C + c0, a3_0);
+    }
+    if (PP > 4) {
+      kv_st(o + 8 * C + c0, a4_0);
+    }
+    if (PP > 5) {
+      kv_st(o + 10 * C + c0, a5_0);
+    }
+    if (PP > 6) {
+      kv_st(o + 12 * C + c0, a6_0);
+    }
+    if (PP > 7) {
+      kv_st(o + 14 * C + c0, a7_0);
+    }
+  }
+}
+
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fast10_5(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk10(5, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 1, column phase 0 (filter rows { 1 }, cols { 0, 2 }):
-   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fast10_6(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk10(6, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 1, column phase 0 (filter rows { 1 }, cols { 0, 2 }):
-   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fast10_7(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk10(7, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 1, column phase 0 (filter rows { 1 }, cols { 0, 2 }):
-   8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fast10_8(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk10(8, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv10_2(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk10(2, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv10_3(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk10(3, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv10_4(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk10(4, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv10_5(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk10(5, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv10_6(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk10(6, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 7 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv10_7(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk10(7, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 8 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv10_8(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk10(8, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -2609,511 +682,129 @@ static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_
 }
 
 /* Row phase 1, column phase 1 (filter rows { 1 }, cols { 1 }):
-   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 8 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_INLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk11(const int PP, const int rc, const uint16_t *g1,
+                                          const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    if (!rc || (vm & 2u)) { /* filter row 1 */
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g1 + CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+      }
+    }
+    if (PP > 0) {
+      kv_st(o + c0, a0_0);
+    }
+    if (PP > 1) {
+      kv_st(o + 2 * C + c0, a1_0);
+    }
+    if (PP > 2) {
+      kv_st(o + 4 * C + c0, a2_0);
+    }
+    if (PP > 3) {
+      kv_st(o + 6 * C + c0, a3_0);
+    }
+    if (PP > 4) {
+      kv_st(o + 8 * C + c0, a4_0);
+    }
+    if (PP > 5) {
+      kv_st(o + 10 * C + c0, a5_0);
+    }
+    if (PP > 6) {
+      kv_st(o + 12 * C + c0, a6_0);
+    }
+    if (PP > 7) {
+      kv_st(o + 14 * C + c0, a7_0);
+    }
+  }
+}
+
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fast11_5(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk11(5, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 1, column phase 1 (filter rows { 1 }, cols { 1 }):
-   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fast11_6(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk11(6, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 1, column phase 1 (filter rows { 1 }, cols { 1 }):
-   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fast11_7(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk11(7, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 1, column phase 1 (filter rows { 1 }, cols { 1 }):
-   8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fast11_8(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk11(8, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv11_2(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk11(2, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv11_3(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk11(3, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv11_4(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk11(4, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv11_5(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk11(5, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv11_6(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk11(6, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 7 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv11_7(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk11(7, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 8 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_NOINLINE void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_fastv11_8(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0;
-      const kv_f f1_0 = kv_ld(fr + CM);
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_blk11(8, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,

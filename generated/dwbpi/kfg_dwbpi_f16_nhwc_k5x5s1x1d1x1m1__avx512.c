@@ -34,3768 +34,520 @@ size_t kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_scratch(const void *args) {
 
 #if defined(__GNUC__)
 #define kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE __attribute__((noinline))
+#define kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_INLINE __attribute__((always_inline))
 #else
 #define kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE
+#define kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_INLINE
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4 }, cols { 0, 1, 2, 3, 4 }):
-   5 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 8 pixels o + j*1*C, channel vectors [c0, c1); g0.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(const int PP, const int rc, const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4,
+                                          const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    if (!rc || (vm & 1u)) { /* filter row 0 */
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f3_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f3_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+    }
+    if (!rc || (vm & 2u)) { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f3_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f3_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+    }
+    if (!rc || (vm & 4u)) { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f3_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f3_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+    }
+    if (!rc || (vm & 8u)) { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f3_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f3_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+    }
+    if (!rc || (vm & 16u)) { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f3_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f3_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+    }
+    if (PP > 0) {
+      kv_st(o + c0, a0_0);
+    }
+    if (PP > 1) {
+      kv_st(o + C + c0, a1_0);
+    }
+    if (PP > 2) {
+      kv_st(o + 2 * C + c0, a2_0);
+    }
+    if (PP > 3) {
+      kv_st(o + 3 * C + c0, a3_0);
+    }
+    if (PP > 4) {
+      kv_st(o + 4 * C + c0, a4_0);
+    }
+    if (PP > 5) {
+      kv_st(o + 5 * C + c0, a5_0);
+    }
+    if (PP > 6) {
+      kv_st(o + 6 * C + c0, a6_0);
+    }
+    if (PP > 7) {
+      kv_st(o + 7 * C + c0, a7_0);
+    }
+  }
+}
+
 static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_fast00_5(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-    kv_st(o + 4 * C + c0, a4_0);
-  }
+  kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(5, 0, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4 }, cols { 0, 1, 2, 3, 4 }):
-   6 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_fast00_6(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-    kv_st(o + 4 * C + c0, a4_0);
-    kv_st(o + 5 * C + c0, a5_0);
-  }
+  kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(6, 0, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4 }, cols { 0, 1, 2, 3, 4 }):
-   7 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_fast00_7(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-    kv_st(o + 4 * C + c0, a4_0);
-    kv_st(o + 5 * C + c0, a5_0);
-    kv_st(o + 6 * C + c0, a6_0);
-  }
+  kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(7, 0, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4 }, cols { 0, 1, 2, 3, 4 }):
-   8 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_fast00_8(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-    kv_st(o + 4 * C + c0, a4_0);
-    kv_st(o + 5 * C + c0, a5_0);
-    kv_st(o + 6 * C + c0, a6_0);
-    kv_st(o + 7 * C + c0, a7_0);
-  }
+  kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(8, 0, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_fastv00_2(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + C + c0, a1_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(2, 1, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_fastv00_3(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(3, 1, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_fastv00_4(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(4, 1, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_fastv00_5(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-    kv_st(o + 4 * C + c0, a4_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(5, 1, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_fastv00_6(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-    kv_st(o + 4 * C + c0, a4_0);
-    kv_st(o + 5 * C + c0, a5_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(6, 1, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 7 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_fastv00_7(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-    kv_st(o + 4 * C + c0, a4_0);
-    kv_st(o + 5 * C + c0, a5_0);
-    kv_st(o + 6 * C + c0, a6_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(7, 1, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 8 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_fastv00_8(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f1_0 = kv_ld(fr + CM);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM);
-      {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + CM + c0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-    kv_st(o + 4 * C + c0, a4_0);
-    kv_st(o + 5 * C + c0, a5_0);
-    kv_st(o + 6 * C + c0, a6_0);
-    kv_st(o + 7 * C + c0, a7_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(8, 1, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,

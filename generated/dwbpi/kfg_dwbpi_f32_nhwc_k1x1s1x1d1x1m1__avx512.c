@@ -34,577 +34,144 @@ size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_scratch(const void *args) {
 
 #if defined(__GNUC__)
 #define kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_NOINLINE __attribute__((noinline))
+#define kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_INLINE __attribute__((always_inline))
 #else
 #define kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_NOINLINE
+#define kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_INLINE
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   5 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 8 pixels o + j*1*C, channel vectors [c0, c1); g0.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_blk00(const int PP, const int rc, const float *g0,
+                                          const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    if (!rc || (vm & 1u)) { /* filter row 0 */
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+    }
+    if (PP > 0) {
+      if (nt) kv_stream(o + c0, a0_0);
+      else kv_st(o + c0, a0_0);
+    }
+    if (PP > 1) {
+      if (nt) kv_stream(o + C + c0, a1_0);
+      else kv_st(o + C + c0, a1_0);
+    }
+    if (PP > 2) {
+      if (nt) kv_stream(o + 2 * C + c0, a2_0);
+      else kv_st(o + 2 * C + c0, a2_0);
+    }
+    if (PP > 3) {
+      if (nt) kv_stream(o + 3 * C + c0, a3_0);
+      else kv_st(o + 3 * C + c0, a3_0);
+    }
+    if (PP > 4) {
+      if (nt) kv_stream(o + 4 * C + c0, a4_0);
+      else kv_st(o + 4 * C + c0, a4_0);
+    }
+    if (PP > 5) {
+      if (nt) kv_stream(o + 5 * C + c0, a5_0);
+      else kv_st(o + 5 * C + c0, a5_0);
+    }
+    if (PP > 6) {
+      if (nt) kv_stream(o + 6 * C + c0, a6_0);
+      else kv_st(o + 6 * C + c0, a6_0);
+    }
+    if (PP > 7) {
+      if (nt) kv_stream(o + 7 * C + c0, a7_0);
+      else kv_st(o + 7 * C + c0, a7_0);
+    }
+  }
+}
+
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_fast00_5(const float *g0, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + C + c0, a1_0);
-    else kv_st(o + C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-    if (nt) kv_stream(o + 4 * C + c0, a4_0);
-    else kv_st(o + 4 * C + c0, a4_0);
-  }
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_blk00(5, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   6 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_fast00_6(const float *g0, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + C + c0, a1_0);
-    else kv_st(o + C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-    if (nt) kv_stream(o + 4 * C + c0, a4_0);
-    else kv_st(o + 4 * C + c0, a4_0);
-    if (nt) kv_stream(o + 5 * C + c0, a5_0);
-    else kv_st(o + 5 * C + c0, a5_0);
-  }
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_blk00(6, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   7 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_fast00_7(const float *g0, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + C + c0, a1_0);
-    else kv_st(o + C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-    if (nt) kv_stream(o + 4 * C + c0, a4_0);
-    else kv_st(o + 4 * C + c0, a4_0);
-    if (nt) kv_stream(o + 5 * C + c0, a5_0);
-    else kv_st(o + 5 * C + c0, a5_0);
-    if (nt) kv_stream(o + 6 * C + c0, a6_0);
-    else kv_st(o + 6 * C + c0, a6_0);
-  }
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_blk00(7, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   8 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_fast00_8(const float *g0, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + C + c0, a1_0);
-    else kv_st(o + C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-    if (nt) kv_stream(o + 4 * C + c0, a4_0);
-    else kv_st(o + 4 * C + c0, a4_0);
-    if (nt) kv_stream(o + 5 * C + c0, a5_0);
-    else kv_st(o + 5 * C + c0, a5_0);
-    if (nt) kv_stream(o + 6 * C + c0, a6_0);
-    else kv_st(o + 6 * C + c0, a6_0);
-    if (nt) kv_stream(o + 7 * C + c0, a7_0);
-    else kv_st(o + 7 * C + c0, a7_0);
-  }
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_blk00(8, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_fastv00_2(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + C + c0, a1_0);
-    else kv_st(o + C + c0, a1_0);
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_blk00(2, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_fastv00_3(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + C + c0, a1_0);
-    else kv_st(o + C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_blk00(3, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_fastv00_4(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + C + c0, a1_0);
-    else kv_st(o + C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_blk00(4, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_fastv00_5(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + C + c0, a1_0);
-    else kv_st(o + C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-    if (nt) kv_stream(o + 4 * C + c0, a4_0);
-    else kv_st(o + 4 * C + c0, a4_0);
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_blk00(5, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_fastv00_6(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + C + c0, a1_0);
-    else kv_st(o + C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-    if (nt) kv_stream(o + 4 * C + c0, a4_0);
-    else kv_st(o + 4 * C + c0, a4_0);
-    if (nt) kv_stream(o + 5 * C + c0, a5_0);
-    else kv_st(o + 5 * C + c0, a5_0);
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_blk00(6, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 7 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_fastv00_7(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + C + c0, a1_0);
-    else kv_st(o + C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-    if (nt) kv_stream(o + 4 * C + c0, a4_0);
-    else kv_st(o + 4 * C + c0, a4_0);
-    if (nt) kv_stream(o + 5 * C + c0, a5_0);
-    else kv_st(o + 5 * C + c0, a5_0);
-    if (nt) kv_stream(o + 6 * C + c0, a6_0);
-    else kv_st(o + 6 * C + c0, a6_0);
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_blk00(7, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 8 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_fastv00_8(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + c0;
-      const kv_f f0_0 = kv_ld(fr);
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + C + c0, a1_0);
-    else kv_st(o + C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-    if (nt) kv_stream(o + 4 * C + c0, a4_0);
-    else kv_st(o + 4 * C + c0, a4_0);
-    if (nt) kv_stream(o + 5 * C + c0, a5_0);
-    else kv_st(o + 5 * C + c0, a5_0);
-    if (nt) kv_stream(o + 6 * C + c0, a6_0);
-    else kv_st(o + 6 * C + c0, a6_0);
-    if (nt) kv_stream(o + 7 * C + c0, a7_0);
-    else kv_st(o + 7 * C + c0, a7_0);
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_blk00(8, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,

@@ -34,540 +34,145 @@ size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_scratch(const void *args) {
 
 #if defined(__GNUC__)
 #define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE __attribute__((noinline))
+#define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_INLINE __attribute__((always_inline))
 #else
 #define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE
+#define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_INLINE
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   4 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 6 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(const int PP, const int rc, const float *g0,
+                                          const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    if (!rc || (vm & 1u)) { /* filter row 0 */
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      if (PP > 5) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
+        if (PP > 5) a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        if (PP > 4) a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        if (PP > 3) a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        if (PP > 2) a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+      }
+    }
+    if (PP > 0) {
+      if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+      else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    }
+    if (PP > 1) {
+      if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+      else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    }
+    if (PP > 2) {
+      if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+      else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    }
+    if (PP > 3) {
+      if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+      else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    }
+    if (PP > 4) {
+      if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+      else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    }
+    if (PP > 5) {
+      if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+      else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    }
+  }
+}
+
 static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_fast00_4(const float *g0, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-  }
+  kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(4, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_fast00_5(const float *g0, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a4_1 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
-    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
-  }
+  kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(5, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_fast00_6(const float *g0, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a4_1 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a5_1 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
-    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
-    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
-    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
-  }
+  kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(6, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_fastv00_2(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(2, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_fastv00_3(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(3, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_fastv00_4(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(4, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_fastv00_5(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a4_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
-    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(5, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_fastv00_6(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a4_1 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a5_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
-    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
-    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
-    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(6, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
