@@ -138,11 +138,65 @@ function M.render(tpl, params, helpers)
   return text
 end
 
+-- Integer arithmetic on C text and compile-time integer constants, folded
+-- where a constant makes it a no-op, so that generated code holds no `* 1`,
+-- `/ 1`, `% 1`, `+ 0`, `- 0` or `0 *` (docs/templates.md). Text operands
+-- must bind at least as tightly as the operator (an identifier, a call, a
+-- parenthesized expression; for add/sub/sum also a multiplicative one):
+-- par(e) parenthesizes e where it has an operator.
+local function const(k)
+  return math.type(k) == "integer" or (type(k) == "number" and math.tointeger(k) ~= nil)
+end
+local function text(x) return const(x) and string.format("%d", math.tointeger(x)) or x end
+function M.par(e)
+  e = text(e)
+  if e:find("[%s%+%-%*/%%?<>=&|]") and not e:match("^%b()$") then return "(" .. e .. ")" end
+  return e
+end
+function M.mul(a, b) -- a * b, either may be a constant
+  if const(a) and const(b) then return text(a * b) end
+  if const(a) then
+    if a == 0 then return "0" end
+    if a == 1 then return b end
+  elseif const(b) then
+    if b == 0 then return "0" end
+    if b == 1 then return a end
+  end
+  return text(a) .. " * " .. text(b)
+end
+function M.div(e, k) -- e / k, k a positive constant
+  if k == 1 then return text(e) end
+  return text(e) .. " / " .. text(k)
+end
+function M.mod(e, k) -- e % k, k a positive constant
+  if k == 1 then return "0" end
+  return text(e) .. " % " .. text(k)
+end
+function M.add(e, k) -- e + k, k a constant
+  if k == 0 then return text(e) end
+  if k < 0 then return text(e) .. " - " .. text(-k) end
+  return text(e) .. " + " .. text(k)
+end
+function M.sub(e, k) -- e - k, k a constant
+  if k == 0 then return text(e) end
+  if k < 0 then return text(e) .. " + " .. text(-k) end
+  return text(e) .. " - " .. text(k)
+end
+function M.sum(...) -- the terms joined with " + ", zero terms left out ("0" if none)
+  local t = {}
+  for i = 1, select("#", ...) do
+    local x = select(i, ...)
+    if x ~= 0 and x ~= "0" then t[#t + 1] = text(x) end
+  end
+  return #t > 0 and table.concat(t, " + ") or "0"
+end
+
 M.lua_builtins = {
   math = math, string = string, table = table, ipairs = ipairs, -- no pairs: its order is not deterministic
   tostring = tostring, tonumber = tonumber, type = type, error = error,
   assert = assert, select = select,
   f32 = M.f32, f64 = M.f64,
+  mul = M.mul, div = M.div, mod = M.mod, add = M.add, sub = M.sub, sum = M.sum, par = M.par,
 }
 
 return M

@@ -8,66 +8,8 @@
 
 void kfg_bngrad_bf16_nchw_infer__neon(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nchw_infer__neon_scratch(const void *args);
-#if defined(__GNUC__)
-#define KV_FN static inline __attribute__((unused))
-#else
-#define KV_FN static inline
-#endif
-typedef float32x4_t kv_f;
-#define KV_W 4
-#define KV_HAS_STREAM 0
-KV_FN kv_f kv_zero(void) { return vdupq_n_f32(0.0f); }
-KV_FN kv_f kv_set1(float f) { return vdupq_n_f32(f); }
-KV_FN kv_f kv_add(kv_f a, kv_f b) { return vaddq_f32(a, b); }
-KV_FN kv_f kv_sub(kv_f a, kv_f b) { return vsubq_f32(a, b); }
-KV_FN kv_f kv_mul(kv_f a, kv_f b) { return vmulq_f32(a, b); }
-KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return vfmaq_f32(c, a, b); }
-KV_FN kv_f kv_pair(kv_f a, kv_f b) { return vpaddq_f32(a, b); }
-KV_FN float kv_hsum(kv_f v) {
-  float32x2_t h = vadd_f32(vget_low_f32(v), vget_high_f32(v));
-  return vget_lane_f32(vpadd_f32(h, h), 0);
-}
-KV_FN kv_f kv_ldf(const float *p) { return vld1q_f32(p); }
-KV_FN void kv_stf(float *p, kv_f v) { vst1q_f32(p, v); }
-KV_FN void kv_sfence(void) {}
-#define KV_VBYTES 8
-KV_FN kv_f kv_ld(const uint16_t *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
-/* Round to nearest even; NaN quieted (kfi_f32_to_bf16). */
-KV_FN void kv_st(uint16_t *p, kv_f v) {
-  const uint32x4_t x = vreinterpretq_u32_f32(v);
-  const uint32x4_t lsb = vandq_u32(vshrq_n_u32(x, 16), vdupq_n_u32(1));
-  uint32x4_t r = vshrq_n_u32(vaddq_u32(x, vaddq_u32(lsb, vdupq_n_u32(0x7fff))), 16);
-  const uint32x4_t q = vorrq_u32(vshrq_n_u32(x, 16), vdupq_n_u32(0x40));
-  r = vbslq_u32(vceqq_f32(v, v), r, q);
-  vst1_u16(p, vmovn_u32(r));
-}
-KV_FN void kv_stream(uint16_t *p, kv_f v) { kv_st(p, v); }
-KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = p[i];
-  return kv_ldf(t);
-}
-KV_FN void kv_stfn(float *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = t[i];
-}
-KV_FN kv_f kv_ldn(const uint16_t *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = kfi_ld_bf16(p[i]);
-  return kv_ldf(t);
-}
-KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = kfi_st_bf16(t[i]);
-}
+#define KV_T KV_T_BF16
+#include "kfi_simd_neon.h"
 
 typedef struct kfg_bngrad_bf16_nchw_infer__neon_ctx {
   const kfi_bngrad_args *a;
@@ -112,12 +54,12 @@ static void kfg_bngrad_bf16_nchw_infer__neon_p1_8(const kfg_bngrad_bf16_nchw_inf
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   uint16_t *dx = t->dx + r0 * C + c;
   int64_t r;
-  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  const kv_f m0 = kv_ldf(t->mean + c);
   kv_f d0 = kv_zero(), p0 = kv_zero();
-  const kv_f q0 = kv_ldf(t->k1 + c + 0 * KV_W);
-  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
+  const kv_f q0 = kv_ldf(t->k1 + c);
+  const kv_f m1 = kv_ldf(t->mean + c + KV_W);
   kv_f d1 = kv_zero(), p1 = kv_zero();
-  const kv_f q1 = kv_ldf(t->k1 + c + 1 * KV_W);
+  const kv_f q1 = kv_ldf(t->k1 + c + KV_W);
   const kv_f m2 = kv_ldf(t->mean + c + 2 * KV_W);
   kv_f d2 = kv_zero(), p2 = kv_zero();
   const kv_f q2 = kv_ldf(t->k1 + c + 2 * KV_W);
@@ -138,16 +80,16 @@ static void kfg_bngrad_bf16_nchw_infer__neon_p1_8(const kfg_bngrad_bf16_nchw_inf
   const kv_f q7 = kv_ldf(t->k1 + c + 7 * KV_W);
   for (r = r0; r < r1; r++) {
     {
-      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
-      kv_st(dx + 0 * KV_W, kv_mul(g, q0));
+      kv_st(dx, kv_mul(g, q0));
     }
     {
-      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
+      const kv_f g = kv_ld(dy + KV_W), xc = kv_sub(kv_ld(x + KV_W), m1);
       d1 = kv_add(d1, g);
       p1 = kv_add(p1, kv_mul(g, xc));
-      kv_st(dx + 1 * KV_W, kv_mul(g, q1));
+      kv_st(dx + KV_W, kv_mul(g, q1));
     }
     {
       const kv_f g = kv_ld(dy + 2 * KV_W), xc = kv_sub(kv_ld(x + 2 * KV_W), m2);
@@ -189,22 +131,22 @@ static void kfg_bngrad_bf16_nchw_infer__neon_p1_8(const kfg_bngrad_bf16_nchw_inf
     x += C;
     dx += C;
   }
-  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
-  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
-  kv_stf(ps + 0 * C + c + 1 * KV_W, first ? d1 : kv_add(kv_ldf(ps + 0 * C + c + 1 * KV_W), d1));
-  kv_stf(ps + 1 * C + c + 1 * KV_W, first ? p1 : kv_add(kv_ldf(ps + 1 * C + c + 1 * KV_W), p1));
-  kv_stf(ps + 0 * C + c + 2 * KV_W, first ? d2 : kv_add(kv_ldf(ps + 0 * C + c + 2 * KV_W), d2));
-  kv_stf(ps + 1 * C + c + 2 * KV_W, first ? p2 : kv_add(kv_ldf(ps + 1 * C + c + 2 * KV_W), p2));
-  kv_stf(ps + 0 * C + c + 3 * KV_W, first ? d3 : kv_add(kv_ldf(ps + 0 * C + c + 3 * KV_W), d3));
-  kv_stf(ps + 1 * C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + 1 * C + c + 3 * KV_W), p3));
-  kv_stf(ps + 0 * C + c + 4 * KV_W, first ? d4 : kv_add(kv_ldf(ps + 0 * C + c + 4 * KV_W), d4));
-  kv_stf(ps + 1 * C + c + 4 * KV_W, first ? p4 : kv_add(kv_ldf(ps + 1 * C + c + 4 * KV_W), p4));
-  kv_stf(ps + 0 * C + c + 5 * KV_W, first ? d5 : kv_add(kv_ldf(ps + 0 * C + c + 5 * KV_W), d5));
-  kv_stf(ps + 1 * C + c + 5 * KV_W, first ? p5 : kv_add(kv_ldf(ps + 1 * C + c + 5 * KV_W), p5));
-  kv_stf(ps + 0 * C + c + 6 * KV_W, first ? d6 : kv_add(kv_ldf(ps + 0 * C + c + 6 * KV_W), d6));
-  kv_stf(ps + 1 * C + c + 6 * KV_W, first ? p6 : kv_add(kv_ldf(ps + 1 * C + c + 6 * KV_W), p6));
-  kv_stf(ps + 0 * C + c + 7 * KV_W, first ? d7 : kv_add(kv_ldf(ps + 0 * C + c + 7 * KV_W), d7));
-  kv_stf(ps + 1 * C + c + 7 * KV_W, first ? p7 : kv_add(kv_ldf(ps + 1 * C + c + 7 * KV_W), p7));
+  kv_stf(ps + c, first ? d0 : kv_add(kv_ldf(ps + c), d0));
+  kv_stf(ps + C + c, first ? p0 : kv_add(kv_ldf(ps + C + c), p0));
+  kv_stf(ps + c + KV_W, first ? d1 : kv_add(kv_ldf(ps + c + KV_W), d1));
+  kv_stf(ps + C + c + KV_W, first ? p1 : kv_add(kv_ldf(ps + C + c + KV_W), p1));
+  kv_stf(ps + c + 2 * KV_W, first ? d2 : kv_add(kv_ldf(ps + c + 2 * KV_W), d2));
+  kv_stf(ps + C + c + 2 * KV_W, first ? p2 : kv_add(kv_ldf(ps + C + c + 2 * KV_W), p2));
+  kv_stf(ps + c + 3 * KV_W, first ? d3 : kv_add(kv_ldf(ps + c + 3 * KV_W), d3));
+  kv_stf(ps + C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + C + c + 3 * KV_W), p3));
+  kv_stf(ps + c + 4 * KV_W, first ? d4 : kv_add(kv_ldf(ps + c + 4 * KV_W), d4));
+  kv_stf(ps + C + c + 4 * KV_W, first ? p4 : kv_add(kv_ldf(ps + C + c + 4 * KV_W), p4));
+  kv_stf(ps + c + 5 * KV_W, first ? d5 : kv_add(kv_ldf(ps + c + 5 * KV_W), d5));
+  kv_stf(ps + C + c + 5 * KV_W, first ? p5 : kv_add(kv_ldf(ps + C + c + 5 * KV_W), p5));
+  kv_stf(ps + c + 6 * KV_W, first ? d6 : kv_add(kv_ldf(ps + c + 6 * KV_W), d6));
+  kv_stf(ps + C + c + 6 * KV_W, first ? p6 : kv_add(kv_ldf(ps + C + c + 6 * KV_W), p6));
+  kv_stf(ps + c + 7 * KV_W, first ? d7 : kv_add(kv_ldf(ps + c + 7 * KV_W), d7));
+  kv_stf(ps + C + c + 7 * KV_W, first ? p7 : kv_add(kv_ldf(ps + C + c + 7 * KV_W), p7));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 4 * KV_W). */
 static void kfg_bngrad_bf16_nchw_infer__neon_p1_4(const kfg_bngrad_bf16_nchw_infer__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
@@ -212,12 +154,12 @@ static void kfg_bngrad_bf16_nchw_infer__neon_p1_4(const kfg_bngrad_bf16_nchw_inf
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   uint16_t *dx = t->dx + r0 * C + c;
   int64_t r;
-  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  const kv_f m0 = kv_ldf(t->mean + c);
   kv_f d0 = kv_zero(), p0 = kv_zero();
-  const kv_f q0 = kv_ldf(t->k1 + c + 0 * KV_W);
-  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
+  const kv_f q0 = kv_ldf(t->k1 + c);
+  const kv_f m1 = kv_ldf(t->mean + c + KV_W);
   kv_f d1 = kv_zero(), p1 = kv_zero();
-  const kv_f q1 = kv_ldf(t->k1 + c + 1 * KV_W);
+  const kv_f q1 = kv_ldf(t->k1 + c + KV_W);
   const kv_f m2 = kv_ldf(t->mean + c + 2 * KV_W);
   kv_f d2 = kv_zero(), p2 = kv_zero();
   const kv_f q2 = kv_ldf(t->k1 + c + 2 * KV_W);
@@ -226,16 +168,16 @@ static void kfg_bngrad_bf16_nchw_infer__neon_p1_4(const kfg_bngrad_bf16_nchw_inf
   const kv_f q3 = kv_ldf(t->k1 + c + 3 * KV_W);
   for (r = r0; r < r1; r++) {
     {
-      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
-      kv_st(dx + 0 * KV_W, kv_mul(g, q0));
+      kv_st(dx, kv_mul(g, q0));
     }
     {
-      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
+      const kv_f g = kv_ld(dy + KV_W), xc = kv_sub(kv_ld(x + KV_W), m1);
       d1 = kv_add(d1, g);
       p1 = kv_add(p1, kv_mul(g, xc));
-      kv_st(dx + 1 * KV_W, kv_mul(g, q1));
+      kv_st(dx + KV_W, kv_mul(g, q1));
     }
     {
       const kv_f g = kv_ld(dy + 2 * KV_W), xc = kv_sub(kv_ld(x + 2 * KV_W), m2);
@@ -253,14 +195,14 @@ static void kfg_bngrad_bf16_nchw_infer__neon_p1_4(const kfg_bngrad_bf16_nchw_inf
     x += C;
     dx += C;
   }
-  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
-  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
-  kv_stf(ps + 0 * C + c + 1 * KV_W, first ? d1 : kv_add(kv_ldf(ps + 0 * C + c + 1 * KV_W), d1));
-  kv_stf(ps + 1 * C + c + 1 * KV_W, first ? p1 : kv_add(kv_ldf(ps + 1 * C + c + 1 * KV_W), p1));
-  kv_stf(ps + 0 * C + c + 2 * KV_W, first ? d2 : kv_add(kv_ldf(ps + 0 * C + c + 2 * KV_W), d2));
-  kv_stf(ps + 1 * C + c + 2 * KV_W, first ? p2 : kv_add(kv_ldf(ps + 1 * C + c + 2 * KV_W), p2));
-  kv_stf(ps + 0 * C + c + 3 * KV_W, first ? d3 : kv_add(kv_ldf(ps + 0 * C + c + 3 * KV_W), d3));
-  kv_stf(ps + 1 * C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + 1 * C + c + 3 * KV_W), p3));
+  kv_stf(ps + c, first ? d0 : kv_add(kv_ldf(ps + c), d0));
+  kv_stf(ps + C + c, first ? p0 : kv_add(kv_ldf(ps + C + c), p0));
+  kv_stf(ps + c + KV_W, first ? d1 : kv_add(kv_ldf(ps + c + KV_W), d1));
+  kv_stf(ps + C + c + KV_W, first ? p1 : kv_add(kv_ldf(ps + C + c + KV_W), p1));
+  kv_stf(ps + c + 2 * KV_W, first ? d2 : kv_add(kv_ldf(ps + c + 2 * KV_W), d2));
+  kv_stf(ps + C + c + 2 * KV_W, first ? p2 : kv_add(kv_ldf(ps + C + c + 2 * KV_W), p2));
+  kv_stf(ps + c + 3 * KV_W, first ? d3 : kv_add(kv_ldf(ps + c + 3 * KV_W), d3));
+  kv_stf(ps + C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + C + c + 3 * KV_W), p3));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 2 * KV_W). */
 static void kfg_bngrad_bf16_nchw_infer__neon_p1_2(const kfg_bngrad_bf16_nchw_infer__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
@@ -268,56 +210,56 @@ static void kfg_bngrad_bf16_nchw_infer__neon_p1_2(const kfg_bngrad_bf16_nchw_inf
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   uint16_t *dx = t->dx + r0 * C + c;
   int64_t r;
-  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  const kv_f m0 = kv_ldf(t->mean + c);
   kv_f d0 = kv_zero(), p0 = kv_zero();
-  const kv_f q0 = kv_ldf(t->k1 + c + 0 * KV_W);
-  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
+  const kv_f q0 = kv_ldf(t->k1 + c);
+  const kv_f m1 = kv_ldf(t->mean + c + KV_W);
   kv_f d1 = kv_zero(), p1 = kv_zero();
-  const kv_f q1 = kv_ldf(t->k1 + c + 1 * KV_W);
+  const kv_f q1 = kv_ldf(t->k1 + c + KV_W);
   for (r = r0; r < r1; r++) {
     {
-      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
-      kv_st(dx + 0 * KV_W, kv_mul(g, q0));
+      kv_st(dx, kv_mul(g, q0));
     }
     {
-      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
+      const kv_f g = kv_ld(dy + KV_W), xc = kv_sub(kv_ld(x + KV_W), m1);
       d1 = kv_add(d1, g);
       p1 = kv_add(p1, kv_mul(g, xc));
-      kv_st(dx + 1 * KV_W, kv_mul(g, q1));
+      kv_st(dx + KV_W, kv_mul(g, q1));
     }
     dy += C;
     x += C;
     dx += C;
   }
-  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
-  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
-  kv_stf(ps + 0 * C + c + 1 * KV_W, first ? d1 : kv_add(kv_ldf(ps + 0 * C + c + 1 * KV_W), d1));
-  kv_stf(ps + 1 * C + c + 1 * KV_W, first ? p1 : kv_add(kv_ldf(ps + 1 * C + c + 1 * KV_W), p1));
+  kv_stf(ps + c, first ? d0 : kv_add(kv_ldf(ps + c), d0));
+  kv_stf(ps + C + c, first ? p0 : kv_add(kv_ldf(ps + C + c), p0));
+  kv_stf(ps + c + KV_W, first ? d1 : kv_add(kv_ldf(ps + c + KV_W), d1));
+  kv_stf(ps + C + c + KV_W, first ? p1 : kv_add(kv_ldf(ps + C + c + KV_W), p1));
 }
-/* Pass 1 over rows [r0, r1) for channels [c, c + 1 * KV_W). */
+/* Pass 1 over rows [r0, r1) for channels [c, c + KV_W). */
 static void kfg_bngrad_bf16_nchw_infer__neon_p1_1(const kfg_bngrad_bf16_nchw_infer__neon_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   uint16_t *dx = t->dx + r0 * C + c;
   int64_t r;
-  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  const kv_f m0 = kv_ldf(t->mean + c);
   kv_f d0 = kv_zero(), p0 = kv_zero();
-  const kv_f q0 = kv_ldf(t->k1 + c + 0 * KV_W);
+  const kv_f q0 = kv_ldf(t->k1 + c);
   for (r = r0; r < r1; r++) {
     {
-      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
-      kv_st(dx + 0 * KV_W, kv_mul(g, q0));
+      kv_st(dx, kv_mul(g, q0));
     }
     dy += C;
     x += C;
     dx += C;
   }
-  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
-  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
+  kv_stf(ps + c, first ? d0 : kv_add(kv_ldf(ps + c), d0));
+  kv_stf(ps + C + c, first ? p0 : kv_add(kv_ldf(ps + C + c), p0));
 }
 
 #if KV_W > 1
@@ -339,8 +281,8 @@ static void kfg_bngrad_bf16_nchw_infer__neon_p1_tail(const kfg_bngrad_bf16_nchw_
     dy += C;
     x += C;
   }
-  kv_stfn(ps + 0 * C + c, first ? d : kv_add(kv_ldfn(ps + 0 * C + c, n, kv_zero()), d), n);
-  kv_stfn(ps + 1 * C + c, first ? p : kv_add(kv_ldfn(ps + 1 * C + c, n, kv_zero()), p), n);
+  kv_stfn(ps + c, first ? d : kv_add(kv_ldfn(ps + c, n, kv_zero()), d), n);
+  kv_stfn(ps + C + c, first ? p : kv_add(kv_ldfn(ps + C + c, n, kv_zero()), p), n);
 }
 #endif
 
@@ -360,7 +302,7 @@ static void kfg_bngrad_bf16_nchw_infer__neon_rows_p1(void *ctx, size_t i) {
     for (; c + 8 * KV_W <= C; c += 8 * KV_W) kfg_bngrad_bf16_nchw_infer__neon_p1_8(t, b0, b1, c, ps, first);
     for (; c + 4 * KV_W <= C; c += 4 * KV_W) kfg_bngrad_bf16_nchw_infer__neon_p1_4(t, b0, b1, c, ps, first);
     for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_bf16_nchw_infer__neon_p1_2(t, b0, b1, c, ps, first);
-    for (; c + 1 * KV_W <= C; c += 1 * KV_W) kfg_bngrad_bf16_nchw_infer__neon_p1_1(t, b0, b1, c, ps, first);
+    for (; c + KV_W <= C; c += KV_W) kfg_bngrad_bf16_nchw_infer__neon_p1_1(t, b0, b1, c, ps, first);
 #if KV_W > 1
     if (c < C) kfg_bngrad_bf16_nchw_infer__neon_p1_tail(t, b0, b1, c, C - c, ps, first);
 #endif

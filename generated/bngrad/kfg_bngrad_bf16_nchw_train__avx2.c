@@ -14,76 +14,8 @@
 
 void kfg_bngrad_bf16_nchw_train__avx2(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nchw_train__avx2_scratch(const void *args);
-#if defined(__GNUC__)
-#define KV_FN static inline __attribute__((unused))
-#else
-#define KV_FN static inline
-#endif
-typedef __m256 kv_f;
-#define KV_W 8
-#define KV_HAS_STREAM 1
-KV_FN kv_f kv_zero(void) { return _mm256_setzero_ps(); }
-KV_FN kv_f kv_set1(float f) { return _mm256_set1_ps(f); }
-KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm256_add_ps(a, b); }
-KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm256_sub_ps(a, b); }
-KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm256_mul_ps(a, b); }
-KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return _mm256_fmadd_ps(a, b, c); }
-/* hadd works per 128-bit half: (a0+a1, a2+a3, b0+b1, b2+b3 | a4+a5, ...); the permute restores order */
-KV_FN kv_f kv_pair(kv_f a, kv_f b) {
-  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_hadd_ps(a, b)), 0xD8));
-}
-KV_FN float kv_hsum(kv_f v) {
-  __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
-  q = _mm_add_ss(q, _mm_movehdup_ps(q));
-  return _mm_cvtss_f32(q);
-}
-KV_FN kv_f kv_ldf(const float *p) { return _mm256_loadu_ps(p); }
-KV_FN void kv_stf(float *p, kv_f v) { _mm256_storeu_ps(p, v); }
-KV_FN void kv_sfence(void) { _mm_sfence(); }
-#define KV_VBYTES 16
-KV_FN kv_f kv_cvt_in(__m128i h) {
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
-}
-/* Round to nearest even; NaN quieted (kfi_f32_to_bf16). */
-KV_FN __m128i kv_cvt_out(kv_f v) {
-  const __m256i x = _mm256_castps_si256(v);
-  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
-  __m256i r = _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff))), 16);
-  const __m256i q = _mm256_or_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(0x40));
-  r = _mm256_blendv_epi8(r, q, _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
-  r = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);
-  return _mm256_castsi256_si128(r);
-}
-KV_FN kv_f kv_ld(const uint16_t *p) { return kv_cvt_in(_mm_loadu_si128((const __m128i *)p)); }
-KV_FN void kv_st(uint16_t *p, kv_f v) { _mm_storeu_si128((__m128i *)p, kv_cvt_out(v)); }
-KV_FN void kv_stream(uint16_t *p, kv_f v) { _mm_stream_si128((__m128i *)p, kv_cvt_out(v)); }
-KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = p[i];
-  return kv_ldf(t);
-}
-KV_FN void kv_stfn(float *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = t[i];
-}
-KV_FN kv_f kv_ldn(const uint16_t *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = kfi_ld_bf16(p[i]);
-  return kv_ldf(t);
-}
-KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = kfi_st_bf16(t[i]);
-}
+#define KV_T KV_T_BF16
+#include "kfi_simd_avx2.h"
 
 typedef struct kfg_bngrad_bf16_nchw_train__avx2_ctx {
   const kfi_bngrad_args *a;
@@ -127,23 +59,23 @@ static void kfg_bngrad_bf16_nchw_train__avx2_p1_2(const kfg_bngrad_bf16_nchw_tra
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   int64_t r;
-  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  const kv_f m0 = kv_ldf(t->mean + c);
   kv_f d0 = kv_zero(), p0 = kv_zero();
-  const kv_f k0 = kv_ldf(t->k0 + c + 0 * KV_W);
+  const kv_f k0 = kv_ldf(t->k0 + c);
   kv_f h0 = kv_zero();
-  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
+  const kv_f m1 = kv_ldf(t->mean + c + KV_W);
   kv_f d1 = kv_zero(), p1 = kv_zero();
-  const kv_f k1 = kv_ldf(t->k0 + c + 1 * KV_W);
+  const kv_f k1 = kv_ldf(t->k0 + c + KV_W);
   kv_f h1 = kv_zero();
   for (r = r0; r < r1; r++) {
     {
-      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
       h0 = kv_add(h0, kv_mul(g, kv_mul(xc, k0)));
     }
     {
-      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
+      const kv_f g = kv_ld(dy + KV_W), xc = kv_sub(kv_ld(x + KV_W), m1);
       d1 = kv_add(d1, g);
       p1 = kv_add(p1, kv_mul(g, xc));
       h1 = kv_add(h1, kv_mul(g, kv_mul(xc, k1)));
@@ -151,25 +83,25 @@ static void kfg_bngrad_bf16_nchw_train__avx2_p1_2(const kfg_bngrad_bf16_nchw_tra
     dy += C;
     x += C;
   }
-  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
-  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
-  kv_stf(ps + 2 * C + c + 0 * KV_W, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c + 0 * KV_W), h0));
-  kv_stf(ps + 0 * C + c + 1 * KV_W, first ? d1 : kv_add(kv_ldf(ps + 0 * C + c + 1 * KV_W), d1));
-  kv_stf(ps + 1 * C + c + 1 * KV_W, first ? p1 : kv_add(kv_ldf(ps + 1 * C + c + 1 * KV_W), p1));
-  kv_stf(ps + 2 * C + c + 1 * KV_W, first ? h1 : kv_add(kv_ldf(ps + 2 * C + c + 1 * KV_W), h1));
+  kv_stf(ps + c, first ? d0 : kv_add(kv_ldf(ps + c), d0));
+  kv_stf(ps + C + c, first ? p0 : kv_add(kv_ldf(ps + C + c), p0));
+  kv_stf(ps + 2 * C + c, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c), h0));
+  kv_stf(ps + c + KV_W, first ? d1 : kv_add(kv_ldf(ps + c + KV_W), d1));
+  kv_stf(ps + C + c + KV_W, first ? p1 : kv_add(kv_ldf(ps + C + c + KV_W), p1));
+  kv_stf(ps + 2 * C + c + KV_W, first ? h1 : kv_add(kv_ldf(ps + 2 * C + c + KV_W), h1));
 }
-/* Pass 1 over rows [r0, r1) for channels [c, c + 1 * KV_W). */
+/* Pass 1 over rows [r0, r1) for channels [c, c + KV_W). */
 static void kfg_bngrad_bf16_nchw_train__avx2_p1_1(const kfg_bngrad_bf16_nchw_train__avx2_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   int64_t r;
-  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  const kv_f m0 = kv_ldf(t->mean + c);
   kv_f d0 = kv_zero(), p0 = kv_zero();
-  const kv_f k0 = kv_ldf(t->k0 + c + 0 * KV_W);
+  const kv_f k0 = kv_ldf(t->k0 + c);
   kv_f h0 = kv_zero();
   for (r = r0; r < r1; r++) {
     {
-      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
       h0 = kv_add(h0, kv_mul(g, kv_mul(xc, k0)));
@@ -177,9 +109,9 @@ static void kfg_bngrad_bf16_nchw_train__avx2_p1_1(const kfg_bngrad_bf16_nchw_tra
     dy += C;
     x += C;
   }
-  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
-  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
-  kv_stf(ps + 2 * C + c + 0 * KV_W, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c + 0 * KV_W), h0));
+  kv_stf(ps + c, first ? d0 : kv_add(kv_ldf(ps + c), d0));
+  kv_stf(ps + C + c, first ? p0 : kv_add(kv_ldf(ps + C + c), p0));
+  kv_stf(ps + 2 * C + c, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c), h0));
 }
 
 #if KV_W > 1
@@ -200,8 +132,8 @@ static void kfg_bngrad_bf16_nchw_train__avx2_p1_tail(const kfg_bngrad_bf16_nchw_
     dy += C;
     x += C;
   }
-  kv_stfn(ps + 0 * C + c, first ? d : kv_add(kv_ldfn(ps + 0 * C + c, n, kv_zero()), d), n);
-  kv_stfn(ps + 1 * C + c, first ? p : kv_add(kv_ldfn(ps + 1 * C + c, n, kv_zero()), p), n);
+  kv_stfn(ps + c, first ? d : kv_add(kv_ldfn(ps + c, n, kv_zero()), d), n);
+  kv_stfn(ps + C + c, first ? p : kv_add(kv_ldfn(ps + C + c, n, kv_zero()), p), n);
   kv_stfn(ps + 2 * C + c, first ? h : kv_add(kv_ldfn(ps + 2 * C + c, n, kv_zero()), h), n);
 }
 #endif
@@ -220,7 +152,7 @@ static void kfg_bngrad_bf16_nchw_train__avx2_rows_p1(void *ctx, size_t i) {
     const int first = b0 == r0;
     c = 0;
     for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_bf16_nchw_train__avx2_p1_2(t, b0, b1, c, ps, first);
-    for (; c + 1 * KV_W <= C; c += 1 * KV_W) kfg_bngrad_bf16_nchw_train__avx2_p1_1(t, b0, b1, c, ps, first);
+    for (; c + KV_W <= C; c += KV_W) kfg_bngrad_bf16_nchw_train__avx2_p1_1(t, b0, b1, c, ps, first);
 #if KV_W > 1
     if (c < C) kfg_bngrad_bf16_nchw_train__avx2_p1_tail(t, b0, b1, c, C - c, ps, first);
 #endif

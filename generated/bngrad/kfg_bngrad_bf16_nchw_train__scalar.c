@@ -5,53 +5,8 @@
 
 void kfg_bngrad_bf16_nchw_train__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nchw_train__scalar_scratch(const void *args);
-#if defined(__GNUC__)
-#define KV_FN static inline __attribute__((unused))
-#else
-#define KV_FN static inline
-#endif
-typedef float kv_f;
-#define KV_W 1
-#define KV_HAS_STREAM 0
-#define KV_VBYTES 2
-KV_FN kv_f kv_zero(void) { return 0.0f; }
-KV_FN kv_f kv_set1(float f) { return f; }
-KV_FN kv_f kv_add(kv_f a, kv_f b) { return a + b; }
-KV_FN kv_f kv_sub(kv_f a, kv_f b) { return a - b; }
-KV_FN kv_f kv_mul(kv_f a, kv_f b) { return a * b; }
-KV_FN float kv_hsum(kv_f v) { return v; }
-KV_FN kv_f kv_ldf(const float *p) { return *p; }
-KV_FN void kv_stf(float *p, kv_f v) { *p = v; }
-KV_FN void kv_sfence(void) {}
-KV_FN kv_f kv_ld(const uint16_t *p) { return kfi_ld_bf16(*p); }
-KV_FN void kv_st(uint16_t *p, kv_f v) { *p = kfi_st_bf16(v); }
-KV_FN void kv_stream(uint16_t *p, kv_f v) { kv_st(p, v); }
-KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = p[i];
-  return kv_ldf(t);
-}
-KV_FN void kv_stfn(float *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = t[i];
-}
-KV_FN kv_f kv_ldn(const uint16_t *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = kfi_ld_bf16(p[i]);
-  return kv_ldf(t);
-}
-KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = kfi_st_bf16(t[i]);
-}
+#define KV_T KV_T_BF16
+#include "kfi_simd_scalar.h"
 
 typedef struct kfg_bngrad_bf16_nchw_train__scalar_ctx {
   const kfi_bngrad_args *a;
@@ -95,13 +50,13 @@ static void kfg_bngrad_bf16_nchw_train__scalar_p1_4(const kfg_bngrad_bf16_nchw_t
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   int64_t r;
-  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  const kv_f m0 = kv_ldf(t->mean + c);
   kv_f d0 = kv_zero(), p0 = kv_zero();
-  const kv_f k0 = kv_ldf(t->k0 + c + 0 * KV_W);
+  const kv_f k0 = kv_ldf(t->k0 + c);
   kv_f h0 = kv_zero();
-  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
+  const kv_f m1 = kv_ldf(t->mean + c + KV_W);
   kv_f d1 = kv_zero(), p1 = kv_zero();
-  const kv_f k1 = kv_ldf(t->k0 + c + 1 * KV_W);
+  const kv_f k1 = kv_ldf(t->k0 + c + KV_W);
   kv_f h1 = kv_zero();
   const kv_f m2 = kv_ldf(t->mean + c + 2 * KV_W);
   kv_f d2 = kv_zero(), p2 = kv_zero();
@@ -113,13 +68,13 @@ static void kfg_bngrad_bf16_nchw_train__scalar_p1_4(const kfg_bngrad_bf16_nchw_t
   kv_f h3 = kv_zero();
   for (r = r0; r < r1; r++) {
     {
-      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
       h0 = kv_add(h0, kv_mul(g, kv_mul(xc, k0)));
     }
     {
-      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
+      const kv_f g = kv_ld(dy + KV_W), xc = kv_sub(kv_ld(x + KV_W), m1);
       d1 = kv_add(d1, g);
       p1 = kv_add(p1, kv_mul(g, xc));
       h1 = kv_add(h1, kv_mul(g, kv_mul(xc, k1)));
@@ -139,17 +94,17 @@ static void kfg_bngrad_bf16_nchw_train__scalar_p1_4(const kfg_bngrad_bf16_nchw_t
     dy += C;
     x += C;
   }
-  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
-  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
-  kv_stf(ps + 2 * C + c + 0 * KV_W, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c + 0 * KV_W), h0));
-  kv_stf(ps + 0 * C + c + 1 * KV_W, first ? d1 : kv_add(kv_ldf(ps + 0 * C + c + 1 * KV_W), d1));
-  kv_stf(ps + 1 * C + c + 1 * KV_W, first ? p1 : kv_add(kv_ldf(ps + 1 * C + c + 1 * KV_W), p1));
-  kv_stf(ps + 2 * C + c + 1 * KV_W, first ? h1 : kv_add(kv_ldf(ps + 2 * C + c + 1 * KV_W), h1));
-  kv_stf(ps + 0 * C + c + 2 * KV_W, first ? d2 : kv_add(kv_ldf(ps + 0 * C + c + 2 * KV_W), d2));
-  kv_stf(ps + 1 * C + c + 2 * KV_W, first ? p2 : kv_add(kv_ldf(ps + 1 * C + c + 2 * KV_W), p2));
+  kv_stf(ps + c, first ? d0 : kv_add(kv_ldf(ps + c), d0));
+  kv_stf(ps + C + c, first ? p0 : kv_add(kv_ldf(ps + C + c), p0));
+  kv_stf(ps + 2 * C + c, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c), h0));
+  kv_stf(ps + c + KV_W, first ? d1 : kv_add(kv_ldf(ps + c + KV_W), d1));
+  kv_stf(ps + C + c + KV_W, first ? p1 : kv_add(kv_ldf(ps + C + c + KV_W), p1));
+  kv_stf(ps + 2 * C + c + KV_W, first ? h1 : kv_add(kv_ldf(ps + 2 * C + c + KV_W), h1));
+  kv_stf(ps + c + 2 * KV_W, first ? d2 : kv_add(kv_ldf(ps + c + 2 * KV_W), d2));
+  kv_stf(ps + C + c + 2 * KV_W, first ? p2 : kv_add(kv_ldf(ps + C + c + 2 * KV_W), p2));
   kv_stf(ps + 2 * C + c + 2 * KV_W, first ? h2 : kv_add(kv_ldf(ps + 2 * C + c + 2 * KV_W), h2));
-  kv_stf(ps + 0 * C + c + 3 * KV_W, first ? d3 : kv_add(kv_ldf(ps + 0 * C + c + 3 * KV_W), d3));
-  kv_stf(ps + 1 * C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + 1 * C + c + 3 * KV_W), p3));
+  kv_stf(ps + c + 3 * KV_W, first ? d3 : kv_add(kv_ldf(ps + c + 3 * KV_W), d3));
+  kv_stf(ps + C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + C + c + 3 * KV_W), p3));
   kv_stf(ps + 2 * C + c + 3 * KV_W, first ? h3 : kv_add(kv_ldf(ps + 2 * C + c + 3 * KV_W), h3));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 2 * KV_W). */
@@ -157,23 +112,23 @@ static void kfg_bngrad_bf16_nchw_train__scalar_p1_2(const kfg_bngrad_bf16_nchw_t
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   int64_t r;
-  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  const kv_f m0 = kv_ldf(t->mean + c);
   kv_f d0 = kv_zero(), p0 = kv_zero();
-  const kv_f k0 = kv_ldf(t->k0 + c + 0 * KV_W);
+  const kv_f k0 = kv_ldf(t->k0 + c);
   kv_f h0 = kv_zero();
-  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
+  const kv_f m1 = kv_ldf(t->mean + c + KV_W);
   kv_f d1 = kv_zero(), p1 = kv_zero();
-  const kv_f k1 = kv_ldf(t->k0 + c + 1 * KV_W);
+  const kv_f k1 = kv_ldf(t->k0 + c + KV_W);
   kv_f h1 = kv_zero();
   for (r = r0; r < r1; r++) {
     {
-      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
       h0 = kv_add(h0, kv_mul(g, kv_mul(xc, k0)));
     }
     {
-      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
+      const kv_f g = kv_ld(dy + KV_W), xc = kv_sub(kv_ld(x + KV_W), m1);
       d1 = kv_add(d1, g);
       p1 = kv_add(p1, kv_mul(g, xc));
       h1 = kv_add(h1, kv_mul(g, kv_mul(xc, k1)));
@@ -181,25 +136,25 @@ static void kfg_bngrad_bf16_nchw_train__scalar_p1_2(const kfg_bngrad_bf16_nchw_t
     dy += C;
     x += C;
   }
-  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
-  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
-  kv_stf(ps + 2 * C + c + 0 * KV_W, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c + 0 * KV_W), h0));
-  kv_stf(ps + 0 * C + c + 1 * KV_W, first ? d1 : kv_add(kv_ldf(ps + 0 * C + c + 1 * KV_W), d1));
-  kv_stf(ps + 1 * C + c + 1 * KV_W, first ? p1 : kv_add(kv_ldf(ps + 1 * C + c + 1 * KV_W), p1));
-  kv_stf(ps + 2 * C + c + 1 * KV_W, first ? h1 : kv_add(kv_ldf(ps + 2 * C + c + 1 * KV_W), h1));
+  kv_stf(ps + c, first ? d0 : kv_add(kv_ldf(ps + c), d0));
+  kv_stf(ps + C + c, first ? p0 : kv_add(kv_ldf(ps + C + c), p0));
+  kv_stf(ps + 2 * C + c, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c), h0));
+  kv_stf(ps + c + KV_W, first ? d1 : kv_add(kv_ldf(ps + c + KV_W), d1));
+  kv_stf(ps + C + c + KV_W, first ? p1 : kv_add(kv_ldf(ps + C + c + KV_W), p1));
+  kv_stf(ps + 2 * C + c + KV_W, first ? h1 : kv_add(kv_ldf(ps + 2 * C + c + KV_W), h1));
 }
-/* Pass 1 over rows [r0, r1) for channels [c, c + 1 * KV_W). */
+/* Pass 1 over rows [r0, r1) for channels [c, c + KV_W). */
 static void kfg_bngrad_bf16_nchw_train__scalar_p1_1(const kfg_bngrad_bf16_nchw_train__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   int64_t r;
-  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  const kv_f m0 = kv_ldf(t->mean + c);
   kv_f d0 = kv_zero(), p0 = kv_zero();
-  const kv_f k0 = kv_ldf(t->k0 + c + 0 * KV_W);
+  const kv_f k0 = kv_ldf(t->k0 + c);
   kv_f h0 = kv_zero();
   for (r = r0; r < r1; r++) {
     {
-      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
       h0 = kv_add(h0, kv_mul(g, kv_mul(xc, k0)));
@@ -207,9 +162,9 @@ static void kfg_bngrad_bf16_nchw_train__scalar_p1_1(const kfg_bngrad_bf16_nchw_t
     dy += C;
     x += C;
   }
-  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
-  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
-  kv_stf(ps + 2 * C + c + 0 * KV_W, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c + 0 * KV_W), h0));
+  kv_stf(ps + c, first ? d0 : kv_add(kv_ldf(ps + c), d0));
+  kv_stf(ps + C + c, first ? p0 : kv_add(kv_ldf(ps + C + c), p0));
+  kv_stf(ps + 2 * C + c, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c), h0));
 }
 
 #if KV_W > 1
@@ -230,8 +185,8 @@ static void kfg_bngrad_bf16_nchw_train__scalar_p1_tail(const kfg_bngrad_bf16_nch
     dy += C;
     x += C;
   }
-  kv_stfn(ps + 0 * C + c, first ? d : kv_add(kv_ldfn(ps + 0 * C + c, n, kv_zero()), d), n);
-  kv_stfn(ps + 1 * C + c, first ? p : kv_add(kv_ldfn(ps + 1 * C + c, n, kv_zero()), p), n);
+  kv_stfn(ps + c, first ? d : kv_add(kv_ldfn(ps + c, n, kv_zero()), d), n);
+  kv_stfn(ps + C + c, first ? p : kv_add(kv_ldfn(ps + C + c, n, kv_zero()), p), n);
   kv_stfn(ps + 2 * C + c, first ? h : kv_add(kv_ldfn(ps + 2 * C + c, n, kv_zero()), h), n);
 }
 #endif
@@ -251,7 +206,7 @@ static void kfg_bngrad_bf16_nchw_train__scalar_rows_p1(void *ctx, size_t i) {
     c = 0;
     for (; c + 4 * KV_W <= C; c += 4 * KV_W) kfg_bngrad_bf16_nchw_train__scalar_p1_4(t, b0, b1, c, ps, first);
     for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_bf16_nchw_train__scalar_p1_2(t, b0, b1, c, ps, first);
-    for (; c + 1 * KV_W <= C; c += 1 * KV_W) kfg_bngrad_bf16_nchw_train__scalar_p1_1(t, b0, b1, c, ps, first);
+    for (; c + KV_W <= C; c += KV_W) kfg_bngrad_bf16_nchw_train__scalar_p1_1(t, b0, b1, c, ps, first);
 #if KV_W > 1
     if (c < C) kfg_bngrad_bf16_nchw_train__scalar_p1_tail(t, b0, b1, c, C - c, ps, first);
 #endif

@@ -14,48 +14,8 @@
 
 void kfg_bngrad_f16_nhwc_train__avx512(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nhwc_train__avx512_scratch(const void *args);
-#if defined(__GNUC__)
-#define KV_FN static inline __attribute__((unused))
-#else
-#define KV_FN static inline
-#endif
-typedef __m512 kv_f;
-#define KV_W 16
-#define KV_HAS_STREAM 1
-KV_FN kv_f kv_zero(void) { return _mm512_setzero_ps(); }
-KV_FN kv_f kv_set1(float f) { return _mm512_set1_ps(f); }
-KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm512_add_ps(a, b); }
-KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm512_sub_ps(a, b); }
-KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm512_mul_ps(a, b); }
-KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return _mm512_fmadd_ps(a, b, c); }
-KV_FN kv_f kv_pair(kv_f a, kv_f b) {
-  const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  return _mm512_add_ps(_mm512_permutex2var_ps(a, ev, b), _mm512_permutex2var_ps(a, od, b));
-}
-KV_FN float kv_hsum(kv_f v) {
-  __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
-  __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
-  q = _mm_add_ss(q, _mm_movehdup_ps(q));
-  return _mm_cvtss_f32(q);
-}
-KV_FN __mmask16 kv_mask(int64_t n) { return (__mmask16)((1u << n) - 1u); }
-KV_FN kv_f kv_ldf(const float *p) { return _mm512_loadu_ps(p); }
-KV_FN void kv_stf(float *p, kv_f v) { _mm512_storeu_ps(p, v); }
-KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) { return _mm512_mask_loadu_ps(fill, kv_mask(n), p); }
-KV_FN void kv_stfn(float *p, kv_f v, int64_t n) { _mm512_mask_storeu_ps(p, kv_mask(n), v); }
-KV_FN void kv_sfence(void) { _mm_sfence(); }
-#define KV_VBYTES 32
-KV_FN kv_f kv_cvt_in(__m256i h) { return _mm512_cvtph_ps(h); }
-KV_FN __m256i kv_cvt_out(kv_f v) { return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-KV_FN kv_f kv_ld(const uint16_t *p) { return kv_cvt_in(_mm256_loadu_si256((const __m256i *)p)); }
-KV_FN void kv_st(uint16_t *p, kv_f v) { _mm256_storeu_si256((__m256i *)p, kv_cvt_out(v)); }
-KV_FN kv_f kv_ldn(const uint16_t *p, int64_t n, kv_f fill) {
-  return _mm512_mask_blend_ps(kv_mask(n), fill, kv_cvt_in(_mm256_maskz_loadu_epi16(kv_mask(n), p)));
-}
-KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) { _mm256_mask_storeu_epi16(p, kv_mask(n), kv_cvt_out(v)); }
-KV_FN void kv_stream(uint16_t *p, kv_f v) { _mm256_stream_si256((__m256i *)p, kv_cvt_out(v)); }
+#define KV_T KV_T_F16
+#include "kfi_simd_avx512.h"
 
 typedef struct kfg_bngrad_f16_nhwc_train__avx512_ctx {
   const kfi_bngrad_args *a;
@@ -92,13 +52,13 @@ static void kfg_bngrad_f16_nhwc_train__avx512_p1_4(const kfg_bngrad_f16_nhwc_tra
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   int64_t r;
-  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  const kv_f m0 = kv_ldf(t->mean + c);
   kv_f d0 = kv_zero(), p0 = kv_zero();
-  const kv_f k0 = kv_ldf(t->k0 + c + 0 * KV_W);
+  const kv_f k0 = kv_ldf(t->k0 + c);
   kv_f h0 = kv_zero();
-  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
+  const kv_f m1 = kv_ldf(t->mean + c + KV_W);
   kv_f d1 = kv_zero(), p1 = kv_zero();
-  const kv_f k1 = kv_ldf(t->k0 + c + 1 * KV_W);
+  const kv_f k1 = kv_ldf(t->k0 + c + KV_W);
   kv_f h1 = kv_zero();
   const kv_f m2 = kv_ldf(t->mean + c + 2 * KV_W);
   kv_f d2 = kv_zero(), p2 = kv_zero();
@@ -110,13 +70,13 @@ static void kfg_bngrad_f16_nhwc_train__avx512_p1_4(const kfg_bngrad_f16_nhwc_tra
   kv_f h3 = kv_zero();
   for (r = r0; r < r1; r++) {
     {
-      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
       h0 = kv_add(h0, kv_mul(g, kv_mul(xc, k0)));
     }
     {
-      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
+      const kv_f g = kv_ld(dy + KV_W), xc = kv_sub(kv_ld(x + KV_W), m1);
       d1 = kv_add(d1, g);
       p1 = kv_add(p1, kv_mul(g, xc));
       h1 = kv_add(h1, kv_mul(g, kv_mul(xc, k1)));
@@ -136,17 +96,17 @@ static void kfg_bngrad_f16_nhwc_train__avx512_p1_4(const kfg_bngrad_f16_nhwc_tra
     dy += C;
     x += C;
   }
-  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
-  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
-  kv_stf(ps + 2 * C + c + 0 * KV_W, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c + 0 * KV_W), h0));
-  kv_stf(ps + 0 * C + c + 1 * KV_W, first ? d1 : kv_add(kv_ldf(ps + 0 * C + c + 1 * KV_W), d1));
-  kv_stf(ps + 1 * C + c + 1 * KV_W, first ? p1 : kv_add(kv_ldf(ps + 1 * C + c + 1 * KV_W), p1));
-  kv_stf(ps + 2 * C + c + 1 * KV_W, first ? h1 : kv_add(kv_ldf(ps + 2 * C + c + 1 * KV_W), h1));
-  kv_stf(ps + 0 * C + c + 2 * KV_W, first ? d2 : kv_add(kv_ldf(ps + 0 * C + c + 2 * KV_W), d2));
-  kv_stf(ps + 1 * C + c + 2 * KV_W, first ? p2 : kv_add(kv_ldf(ps + 1 * C + c + 2 * KV_W), p2));
+  kv_stf(ps + c, first ? d0 : kv_add(kv_ldf(ps + c), d0));
+  kv_stf(ps + C + c, first ? p0 : kv_add(kv_ldf(ps + C + c), p0));
+  kv_stf(ps + 2 * C + c, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c), h0));
+  kv_stf(ps + c + KV_W, first ? d1 : kv_add(kv_ldf(ps + c + KV_W), d1));
+  kv_stf(ps + C + c + KV_W, first ? p1 : kv_add(kv_ldf(ps + C + c + KV_W), p1));
+  kv_stf(ps + 2 * C + c + KV_W, first ? h1 : kv_add(kv_ldf(ps + 2 * C + c + KV_W), h1));
+  kv_stf(ps + c + 2 * KV_W, first ? d2 : kv_add(kv_ldf(ps + c + 2 * KV_W), d2));
+  kv_stf(ps + C + c + 2 * KV_W, first ? p2 : kv_add(kv_ldf(ps + C + c + 2 * KV_W), p2));
   kv_stf(ps + 2 * C + c + 2 * KV_W, first ? h2 : kv_add(kv_ldf(ps + 2 * C + c + 2 * KV_W), h2));
-  kv_stf(ps + 0 * C + c + 3 * KV_W, first ? d3 : kv_add(kv_ldf(ps + 0 * C + c + 3 * KV_W), d3));
-  kv_stf(ps + 1 * C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + 1 * C + c + 3 * KV_W), p3));
+  kv_stf(ps + c + 3 * KV_W, first ? d3 : kv_add(kv_ldf(ps + c + 3 * KV_W), d3));
+  kv_stf(ps + C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + C + c + 3 * KV_W), p3));
   kv_stf(ps + 2 * C + c + 3 * KV_W, first ? h3 : kv_add(kv_ldf(ps + 2 * C + c + 3 * KV_W), h3));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 2 * KV_W). */
@@ -154,23 +114,23 @@ static void kfg_bngrad_f16_nhwc_train__avx512_p1_2(const kfg_bngrad_f16_nhwc_tra
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   int64_t r;
-  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  const kv_f m0 = kv_ldf(t->mean + c);
   kv_f d0 = kv_zero(), p0 = kv_zero();
-  const kv_f k0 = kv_ldf(t->k0 + c + 0 * KV_W);
+  const kv_f k0 = kv_ldf(t->k0 + c);
   kv_f h0 = kv_zero();
-  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
+  const kv_f m1 = kv_ldf(t->mean + c + KV_W);
   kv_f d1 = kv_zero(), p1 = kv_zero();
-  const kv_f k1 = kv_ldf(t->k0 + c + 1 * KV_W);
+  const kv_f k1 = kv_ldf(t->k0 + c + KV_W);
   kv_f h1 = kv_zero();
   for (r = r0; r < r1; r++) {
     {
-      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
       h0 = kv_add(h0, kv_mul(g, kv_mul(xc, k0)));
     }
     {
-      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
+      const kv_f g = kv_ld(dy + KV_W), xc = kv_sub(kv_ld(x + KV_W), m1);
       d1 = kv_add(d1, g);
       p1 = kv_add(p1, kv_mul(g, xc));
       h1 = kv_add(h1, kv_mul(g, kv_mul(xc, k1)));
@@ -178,25 +138,25 @@ static void kfg_bngrad_f16_nhwc_train__avx512_p1_2(const kfg_bngrad_f16_nhwc_tra
     dy += C;
     x += C;
   }
-  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
-  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
-  kv_stf(ps + 2 * C + c + 0 * KV_W, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c + 0 * KV_W), h0));
-  kv_stf(ps + 0 * C + c + 1 * KV_W, first ? d1 : kv_add(kv_ldf(ps + 0 * C + c + 1 * KV_W), d1));
-  kv_stf(ps + 1 * C + c + 1 * KV_W, first ? p1 : kv_add(kv_ldf(ps + 1 * C + c + 1 * KV_W), p1));
-  kv_stf(ps + 2 * C + c + 1 * KV_W, first ? h1 : kv_add(kv_ldf(ps + 2 * C + c + 1 * KV_W), h1));
+  kv_stf(ps + c, first ? d0 : kv_add(kv_ldf(ps + c), d0));
+  kv_stf(ps + C + c, first ? p0 : kv_add(kv_ldf(ps + C + c), p0));
+  kv_stf(ps + 2 * C + c, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c), h0));
+  kv_stf(ps + c + KV_W, first ? d1 : kv_add(kv_ldf(ps + c + KV_W), d1));
+  kv_stf(ps + C + c + KV_W, first ? p1 : kv_add(kv_ldf(ps + C + c + KV_W), p1));
+  kv_stf(ps + 2 * C + c + KV_W, first ? h1 : kv_add(kv_ldf(ps + 2 * C + c + KV_W), h1));
 }
-/* Pass 1 over rows [r0, r1) for channels [c, c + 1 * KV_W). */
+/* Pass 1 over rows [r0, r1) for channels [c, c + KV_W). */
 static void kfg_bngrad_f16_nhwc_train__avx512_p1_1(const kfg_bngrad_f16_nhwc_train__avx512_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   int64_t r;
-  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  const kv_f m0 = kv_ldf(t->mean + c);
   kv_f d0 = kv_zero(), p0 = kv_zero();
-  const kv_f k0 = kv_ldf(t->k0 + c + 0 * KV_W);
+  const kv_f k0 = kv_ldf(t->k0 + c);
   kv_f h0 = kv_zero();
   for (r = r0; r < r1; r++) {
     {
-      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
       h0 = kv_add(h0, kv_mul(g, kv_mul(xc, k0)));
@@ -204,9 +164,9 @@ static void kfg_bngrad_f16_nhwc_train__avx512_p1_1(const kfg_bngrad_f16_nhwc_tra
     dy += C;
     x += C;
   }
-  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
-  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
-  kv_stf(ps + 2 * C + c + 0 * KV_W, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c + 0 * KV_W), h0));
+  kv_stf(ps + c, first ? d0 : kv_add(kv_ldf(ps + c), d0));
+  kv_stf(ps + C + c, first ? p0 : kv_add(kv_ldf(ps + C + c), p0));
+  kv_stf(ps + 2 * C + c, first ? h0 : kv_add(kv_ldf(ps + 2 * C + c), h0));
 }
 
 #if KV_W > 1
@@ -227,8 +187,8 @@ static void kfg_bngrad_f16_nhwc_train__avx512_p1_tail(const kfg_bngrad_f16_nhwc_
     dy += C;
     x += C;
   }
-  kv_stfn(ps + 0 * C + c, first ? d : kv_add(kv_ldfn(ps + 0 * C + c, n, kv_zero()), d), n);
-  kv_stfn(ps + 1 * C + c, first ? p : kv_add(kv_ldfn(ps + 1 * C + c, n, kv_zero()), p), n);
+  kv_stfn(ps + c, first ? d : kv_add(kv_ldfn(ps + c, n, kv_zero()), d), n);
+  kv_stfn(ps + C + c, first ? p : kv_add(kv_ldfn(ps + C + c, n, kv_zero()), p), n);
   kv_stfn(ps + 2 * C + c, first ? h : kv_add(kv_ldfn(ps + 2 * C + c, n, kv_zero()), h), n);
 }
 #endif
@@ -248,7 +208,7 @@ static void kfg_bngrad_f16_nhwc_train__avx512_rows_p1(void *ctx, size_t i) {
     c = 0;
     for (; c + 4 * KV_W <= C; c += 4 * KV_W) kfg_bngrad_f16_nhwc_train__avx512_p1_4(t, b0, b1, c, ps, first);
     for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_f16_nhwc_train__avx512_p1_2(t, b0, b1, c, ps, first);
-    for (; c + 1 * KV_W <= C; c += 1 * KV_W) kfg_bngrad_f16_nhwc_train__avx512_p1_1(t, b0, b1, c, ps, first);
+    for (; c + KV_W <= C; c += KV_W) kfg_bngrad_f16_nhwc_train__avx512_p1_1(t, b0, b1, c, ps, first);
 #if KV_W > 1
     if (c < C) kfg_bngrad_f16_nhwc_train__avx512_p1_tail(t, b0, b1, c, C - c, ps, first);
 #endif

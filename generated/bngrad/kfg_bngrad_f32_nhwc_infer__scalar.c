@@ -5,53 +5,8 @@
 
 void kfg_bngrad_f32_nhwc_infer__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nhwc_infer__scalar_scratch(const void *args);
-#if defined(__GNUC__)
-#define KV_FN static inline __attribute__((unused))
-#else
-#define KV_FN static inline
-#endif
-typedef float kv_f;
-#define KV_W 1
-#define KV_HAS_STREAM 0
-#define KV_VBYTES 4
-KV_FN kv_f kv_zero(void) { return 0.0f; }
-KV_FN kv_f kv_set1(float f) { return f; }
-KV_FN kv_f kv_add(kv_f a, kv_f b) { return a + b; }
-KV_FN kv_f kv_sub(kv_f a, kv_f b) { return a - b; }
-KV_FN kv_f kv_mul(kv_f a, kv_f b) { return a * b; }
-KV_FN float kv_hsum(kv_f v) { return v; }
-KV_FN kv_f kv_ldf(const float *p) { return *p; }
-KV_FN void kv_stf(float *p, kv_f v) { *p = v; }
-KV_FN void kv_sfence(void) {}
-KV_FN kv_f kv_ld(const float *p) { return kfi_ld_f32(*p); }
-KV_FN void kv_st(float *p, kv_f v) { *p = kfi_st_f32(v); }
-KV_FN void kv_stream(float *p, kv_f v) { kv_st(p, v); }
-KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = p[i];
-  return kv_ldf(t);
-}
-KV_FN void kv_stfn(float *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = t[i];
-}
-KV_FN kv_f kv_ldn(const float *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = kfi_ld_f32(p[i]);
-  return kv_ldf(t);
-}
-KV_FN void kv_stn(float *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = kfi_st_f32(t[i]);
-}
+#define KV_T KV_T_F32
+#include "kfi_simd_scalar.h"
 
 typedef struct kfg_bngrad_f32_nhwc_infer__scalar_ctx {
   const kfi_bngrad_args *a;
@@ -89,12 +44,12 @@ static void kfg_bngrad_f32_nhwc_infer__scalar_p1_8(const kfg_bngrad_f32_nhwc_inf
   const float *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   float *dx = t->dx + r0 * C + c;
   int64_t r;
-  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  const kv_f m0 = kv_ldf(t->mean + c);
   kv_f d0 = kv_zero(), p0 = kv_zero();
-  const kv_f q0 = kv_ldf(t->k1 + c + 0 * KV_W);
-  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
+  const kv_f q0 = kv_ldf(t->k1 + c);
+  const kv_f m1 = kv_ldf(t->mean + c + KV_W);
   kv_f d1 = kv_zero(), p1 = kv_zero();
-  const kv_f q1 = kv_ldf(t->k1 + c + 1 * KV_W);
+  const kv_f q1 = kv_ldf(t->k1 + c + KV_W);
   const kv_f m2 = kv_ldf(t->mean + c + 2 * KV_W);
   kv_f d2 = kv_zero(), p2 = kv_zero();
   const kv_f q2 = kv_ldf(t->k1 + c + 2 * KV_W);
@@ -115,16 +70,16 @@ static void kfg_bngrad_f32_nhwc_infer__scalar_p1_8(const kfg_bngrad_f32_nhwc_inf
   const kv_f q7 = kv_ldf(t->k1 + c + 7 * KV_W);
   for (r = r0; r < r1; r++) {
     {
-      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
-      kv_st(dx + 0 * KV_W, kv_mul(g, q0));
+      kv_st(dx, kv_mul(g, q0));
     }
     {
-      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
+      const kv_f g = kv_ld(dy + KV_W), xc = kv_sub(kv_ld(x + KV_W), m1);
       d1 = kv_add(d1, g);
       p1 = kv_add(p1, kv_mul(g, xc));
-      kv_st(dx + 1 * KV_W, kv_mul(g, q1));
+      kv_st(dx + KV_W, kv_mul(g, q1));
     }
     {
       const kv_f g = kv_ld(dy + 2 * KV_W), xc = kv_sub(kv_ld(x + 2 * KV_W), m2);
@@ -166,22 +121,22 @@ static void kfg_bngrad_f32_nhwc_infer__scalar_p1_8(const kfg_bngrad_f32_nhwc_inf
     x += C;
     dx += C;
   }
-  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
-  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
-  kv_stf(ps + 0 * C + c + 1 * KV_W, first ? d1 : kv_add(kv_ldf(ps + 0 * C + c + 1 * KV_W), d1));
-  kv_stf(ps + 1 * C + c + 1 * KV_W, first ? p1 : kv_add(kv_ldf(ps + 1 * C + c + 1 * KV_W), p1));
-  kv_stf(ps + 0 * C + c + 2 * KV_W, first ? d2 : kv_add(kv_ldf(ps + 0 * C + c + 2 * KV_W), d2));
-  kv_stf(ps + 1 * C + c + 2 * KV_W, first ? p2 : kv_add(kv_ldf(ps + 1 * C + c + 2 * KV_W), p2));
-  kv_stf(ps + 0 * C + c + 3 * KV_W, first ? d3 : kv_add(kv_ldf(ps + 0 * C + c + 3 * KV_W), d3));
-  kv_stf(ps + 1 * C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + 1 * C + c + 3 * KV_W), p3));
-  kv_stf(ps + 0 * C + c + 4 * KV_W, first ? d4 : kv_add(kv_ldf(ps + 0 * C + c + 4 * KV_W), d4));
-  kv_stf(ps + 1 * C + c + 4 * KV_W, first ? p4 : kv_add(kv_ldf(ps + 1 * C + c + 4 * KV_W), p4));
-  kv_stf(ps + 0 * C + c + 5 * KV_W, first ? d5 : kv_add(kv_ldf(ps + 0 * C + c + 5 * KV_W), d5));
-  kv_stf(ps + 1 * C + c + 5 * KV_W, first ? p5 : kv_add(kv_ldf(ps + 1 * C + c + 5 * KV_W), p5));
-  kv_stf(ps + 0 * C + c + 6 * KV_W, first ? d6 : kv_add(kv_ldf(ps + 0 * C + c + 6 * KV_W), d6));
-  kv_stf(ps + 1 * C + c + 6 * KV_W, first ? p6 : kv_add(kv_ldf(ps + 1 * C + c + 6 * KV_W), p6));
-  kv_stf(ps + 0 * C + c + 7 * KV_W, first ? d7 : kv_add(kv_ldf(ps + 0 * C + c + 7 * KV_W), d7));
-  kv_stf(ps + 1 * C + c + 7 * KV_W, first ? p7 : kv_add(kv_ldf(ps + 1 * C + c + 7 * KV_W), p7));
+  kv_stf(ps + c, first ? d0 : kv_add(kv_ldf(ps + c), d0));
+  kv_stf(ps + C + c, first ? p0 : kv_add(kv_ldf(ps + C + c), p0));
+  kv_stf(ps + c + KV_W, first ? d1 : kv_add(kv_ldf(ps + c + KV_W), d1));
+  kv_stf(ps + C + c + KV_W, first ? p1 : kv_add(kv_ldf(ps + C + c + KV_W), p1));
+  kv_stf(ps + c + 2 * KV_W, first ? d2 : kv_add(kv_ldf(ps + c + 2 * KV_W), d2));
+  kv_stf(ps + C + c + 2 * KV_W, first ? p2 : kv_add(kv_ldf(ps + C + c + 2 * KV_W), p2));
+  kv_stf(ps + c + 3 * KV_W, first ? d3 : kv_add(kv_ldf(ps + c + 3 * KV_W), d3));
+  kv_stf(ps + C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + C + c + 3 * KV_W), p3));
+  kv_stf(ps + c + 4 * KV_W, first ? d4 : kv_add(kv_ldf(ps + c + 4 * KV_W), d4));
+  kv_stf(ps + C + c + 4 * KV_W, first ? p4 : kv_add(kv_ldf(ps + C + c + 4 * KV_W), p4));
+  kv_stf(ps + c + 5 * KV_W, first ? d5 : kv_add(kv_ldf(ps + c + 5 * KV_W), d5));
+  kv_stf(ps + C + c + 5 * KV_W, first ? p5 : kv_add(kv_ldf(ps + C + c + 5 * KV_W), p5));
+  kv_stf(ps + c + 6 * KV_W, first ? d6 : kv_add(kv_ldf(ps + c + 6 * KV_W), d6));
+  kv_stf(ps + C + c + 6 * KV_W, first ? p6 : kv_add(kv_ldf(ps + C + c + 6 * KV_W), p6));
+  kv_stf(ps + c + 7 * KV_W, first ? d7 : kv_add(kv_ldf(ps + c + 7 * KV_W), d7));
+  kv_stf(ps + C + c + 7 * KV_W, first ? p7 : kv_add(kv_ldf(ps + C + c + 7 * KV_W), p7));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 4 * KV_W). */
 static void kfg_bngrad_f32_nhwc_infer__scalar_p1_4(const kfg_bngrad_f32_nhwc_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
@@ -189,12 +144,12 @@ static void kfg_bngrad_f32_nhwc_infer__scalar_p1_4(const kfg_bngrad_f32_nhwc_inf
   const float *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   float *dx = t->dx + r0 * C + c;
   int64_t r;
-  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  const kv_f m0 = kv_ldf(t->mean + c);
   kv_f d0 = kv_zero(), p0 = kv_zero();
-  const kv_f q0 = kv_ldf(t->k1 + c + 0 * KV_W);
-  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
+  const kv_f q0 = kv_ldf(t->k1 + c);
+  const kv_f m1 = kv_ldf(t->mean + c + KV_W);
   kv_f d1 = kv_zero(), p1 = kv_zero();
-  const kv_f q1 = kv_ldf(t->k1 + c + 1 * KV_W);
+  const kv_f q1 = kv_ldf(t->k1 + c + KV_W);
   const kv_f m2 = kv_ldf(t->mean + c + 2 * KV_W);
   kv_f d2 = kv_zero(), p2 = kv_zero();
   const kv_f q2 = kv_ldf(t->k1 + c + 2 * KV_W);
@@ -203,16 +158,16 @@ static void kfg_bngrad_f32_nhwc_infer__scalar_p1_4(const kfg_bngrad_f32_nhwc_inf
   const kv_f q3 = kv_ldf(t->k1 + c + 3 * KV_W);
   for (r = r0; r < r1; r++) {
     {
-      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
-      kv_st(dx + 0 * KV_W, kv_mul(g, q0));
+      kv_st(dx, kv_mul(g, q0));
     }
     {
-      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
+      const kv_f g = kv_ld(dy + KV_W), xc = kv_sub(kv_ld(x + KV_W), m1);
       d1 = kv_add(d1, g);
       p1 = kv_add(p1, kv_mul(g, xc));
-      kv_st(dx + 1 * KV_W, kv_mul(g, q1));
+      kv_st(dx + KV_W, kv_mul(g, q1));
     }
     {
       const kv_f g = kv_ld(dy + 2 * KV_W), xc = kv_sub(kv_ld(x + 2 * KV_W), m2);
@@ -230,14 +185,14 @@ static void kfg_bngrad_f32_nhwc_infer__scalar_p1_4(const kfg_bngrad_f32_nhwc_inf
     x += C;
     dx += C;
   }
-  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
-  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
-  kv_stf(ps + 0 * C + c + 1 * KV_W, first ? d1 : kv_add(kv_ldf(ps + 0 * C + c + 1 * KV_W), d1));
-  kv_stf(ps + 1 * C + c + 1 * KV_W, first ? p1 : kv_add(kv_ldf(ps + 1 * C + c + 1 * KV_W), p1));
-  kv_stf(ps + 0 * C + c + 2 * KV_W, first ? d2 : kv_add(kv_ldf(ps + 0 * C + c + 2 * KV_W), d2));
-  kv_stf(ps + 1 * C + c + 2 * KV_W, first ? p2 : kv_add(kv_ldf(ps + 1 * C + c + 2 * KV_W), p2));
-  kv_stf(ps + 0 * C + c + 3 * KV_W, first ? d3 : kv_add(kv_ldf(ps + 0 * C + c + 3 * KV_W), d3));
-  kv_stf(ps + 1 * C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + 1 * C + c + 3 * KV_W), p3));
+  kv_stf(ps + c, first ? d0 : kv_add(kv_ldf(ps + c), d0));
+  kv_stf(ps + C + c, first ? p0 : kv_add(kv_ldf(ps + C + c), p0));
+  kv_stf(ps + c + KV_W, first ? d1 : kv_add(kv_ldf(ps + c + KV_W), d1));
+  kv_stf(ps + C + c + KV_W, first ? p1 : kv_add(kv_ldf(ps + C + c + KV_W), p1));
+  kv_stf(ps + c + 2 * KV_W, first ? d2 : kv_add(kv_ldf(ps + c + 2 * KV_W), d2));
+  kv_stf(ps + C + c + 2 * KV_W, first ? p2 : kv_add(kv_ldf(ps + C + c + 2 * KV_W), p2));
+  kv_stf(ps + c + 3 * KV_W, first ? d3 : kv_add(kv_ldf(ps + c + 3 * KV_W), d3));
+  kv_stf(ps + C + c + 3 * KV_W, first ? p3 : kv_add(kv_ldf(ps + C + c + 3 * KV_W), p3));
 }
 /* Pass 1 over rows [r0, r1) for channels [c, c + 2 * KV_W). */
 static void kfg_bngrad_f32_nhwc_infer__scalar_p1_2(const kfg_bngrad_f32_nhwc_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
@@ -245,56 +200,56 @@ static void kfg_bngrad_f32_nhwc_infer__scalar_p1_2(const kfg_bngrad_f32_nhwc_inf
   const float *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   float *dx = t->dx + r0 * C + c;
   int64_t r;
-  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  const kv_f m0 = kv_ldf(t->mean + c);
   kv_f d0 = kv_zero(), p0 = kv_zero();
-  const kv_f q0 = kv_ldf(t->k1 + c + 0 * KV_W);
-  const kv_f m1 = kv_ldf(t->mean + c + 1 * KV_W);
+  const kv_f q0 = kv_ldf(t->k1 + c);
+  const kv_f m1 = kv_ldf(t->mean + c + KV_W);
   kv_f d1 = kv_zero(), p1 = kv_zero();
-  const kv_f q1 = kv_ldf(t->k1 + c + 1 * KV_W);
+  const kv_f q1 = kv_ldf(t->k1 + c + KV_W);
   for (r = r0; r < r1; r++) {
     {
-      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
-      kv_st(dx + 0 * KV_W, kv_mul(g, q0));
+      kv_st(dx, kv_mul(g, q0));
     }
     {
-      const kv_f g = kv_ld(dy + 1 * KV_W), xc = kv_sub(kv_ld(x + 1 * KV_W), m1);
+      const kv_f g = kv_ld(dy + KV_W), xc = kv_sub(kv_ld(x + KV_W), m1);
       d1 = kv_add(d1, g);
       p1 = kv_add(p1, kv_mul(g, xc));
-      kv_st(dx + 1 * KV_W, kv_mul(g, q1));
+      kv_st(dx + KV_W, kv_mul(g, q1));
     }
     dy += C;
     x += C;
     dx += C;
   }
-  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
-  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
-  kv_stf(ps + 0 * C + c + 1 * KV_W, first ? d1 : kv_add(kv_ldf(ps + 0 * C + c + 1 * KV_W), d1));
-  kv_stf(ps + 1 * C + c + 1 * KV_W, first ? p1 : kv_add(kv_ldf(ps + 1 * C + c + 1 * KV_W), p1));
+  kv_stf(ps + c, first ? d0 : kv_add(kv_ldf(ps + c), d0));
+  kv_stf(ps + C + c, first ? p0 : kv_add(kv_ldf(ps + C + c), p0));
+  kv_stf(ps + c + KV_W, first ? d1 : kv_add(kv_ldf(ps + c + KV_W), d1));
+  kv_stf(ps + C + c + KV_W, first ? p1 : kv_add(kv_ldf(ps + C + c + KV_W), p1));
 }
-/* Pass 1 over rows [r0, r1) for channels [c, c + 1 * KV_W). */
+/* Pass 1 over rows [r0, r1) for channels [c, c + KV_W). */
 static void kfg_bngrad_f32_nhwc_infer__scalar_p1_1(const kfg_bngrad_f32_nhwc_infer__scalar_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const float *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
   float *dx = t->dx + r0 * C + c;
   int64_t r;
-  const kv_f m0 = kv_ldf(t->mean + c + 0 * KV_W);
+  const kv_f m0 = kv_ldf(t->mean + c);
   kv_f d0 = kv_zero(), p0 = kv_zero();
-  const kv_f q0 = kv_ldf(t->k1 + c + 0 * KV_W);
+  const kv_f q0 = kv_ldf(t->k1 + c);
   for (r = r0; r < r1; r++) {
     {
-      const kv_f g = kv_ld(dy + 0 * KV_W), xc = kv_sub(kv_ld(x + 0 * KV_W), m0);
+      const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
       d0 = kv_add(d0, g);
       p0 = kv_add(p0, kv_mul(g, xc));
-      kv_st(dx + 0 * KV_W, kv_mul(g, q0));
+      kv_st(dx, kv_mul(g, q0));
     }
     dy += C;
     x += C;
     dx += C;
   }
-  kv_stf(ps + 0 * C + c + 0 * KV_W, first ? d0 : kv_add(kv_ldf(ps + 0 * C + c + 0 * KV_W), d0));
-  kv_stf(ps + 1 * C + c + 0 * KV_W, first ? p0 : kv_add(kv_ldf(ps + 1 * C + c + 0 * KV_W), p0));
+  kv_stf(ps + c, first ? d0 : kv_add(kv_ldf(ps + c), d0));
+  kv_stf(ps + C + c, first ? p0 : kv_add(kv_ldf(ps + C + c), p0));
 }
 
 #if KV_W > 1
@@ -316,8 +271,8 @@ static void kfg_bngrad_f32_nhwc_infer__scalar_p1_tail(const kfg_bngrad_f32_nhwc_
     dy += C;
     x += C;
   }
-  kv_stfn(ps + 0 * C + c, first ? d : kv_add(kv_ldfn(ps + 0 * C + c, n, kv_zero()), d), n);
-  kv_stfn(ps + 1 * C + c, first ? p : kv_add(kv_ldfn(ps + 1 * C + c, n, kv_zero()), p), n);
+  kv_stfn(ps + c, first ? d : kv_add(kv_ldfn(ps + c, n, kv_zero()), d), n);
+  kv_stfn(ps + C + c, first ? p : kv_add(kv_ldfn(ps + C + c, n, kv_zero()), p), n);
 }
 #endif
 
@@ -337,7 +292,7 @@ static void kfg_bngrad_f32_nhwc_infer__scalar_rows_p1(void *ctx, size_t i) {
     for (; c + 8 * KV_W <= C; c += 8 * KV_W) kfg_bngrad_f32_nhwc_infer__scalar_p1_8(t, b0, b1, c, ps, first);
     for (; c + 4 * KV_W <= C; c += 4 * KV_W) kfg_bngrad_f32_nhwc_infer__scalar_p1_4(t, b0, b1, c, ps, first);
     for (; c + 2 * KV_W <= C; c += 2 * KV_W) kfg_bngrad_f32_nhwc_infer__scalar_p1_2(t, b0, b1, c, ps, first);
-    for (; c + 1 * KV_W <= C; c += 1 * KV_W) kfg_bngrad_f32_nhwc_infer__scalar_p1_1(t, b0, b1, c, ps, first);
+    for (; c + KV_W <= C; c += KV_W) kfg_bngrad_f32_nhwc_infer__scalar_p1_1(t, b0, b1, c, ps, first);
 #if KV_W > 1
     if (c < C) kfg_bngrad_f32_nhwc_infer__scalar_p1_tail(t, b0, b1, c, C - c, ps, first);
 #endif

@@ -33,13 +33,13 @@ static int64_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_ntasks(const kfi_dwbpi_a
    pad after it (sw = 1: the masked blocks read up to column W - 1 + pad_left). */
 static int64_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_slot(const kfi_dwbpi_args *a) {
   const int64_t rp = a->w + a->pad_left - a->ow;
-  return 0 + a->ow + (rp > 0 ? rp : 0);
+  return a->ow + (rp > 0 ? rp : 0);
 }
 
 size_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_scratch(const void *args) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
   /* per task: a float accumulation row and a ring of 1 float dy rows */
-  return (size_t)(kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_ntasks(a) * (a->w + 1 * kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_slot(a))) * sizeof(float);
+  return (size_t)(kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_ntasks(a) * (a->w + kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_slot(a))) * sizeof(float);
 }
 
 /* dy row oy of multiplier plane m, in float: ring slot m*1 + oy mod 1
@@ -47,8 +47,8 @@ size_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_scratch(const void *args) {
    rows are visited in increasing order: each is converted once a plane). */
 static const float *kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_cv(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
                              int64_t OW, int64_t SL) {
-  const int64_t k = m * 1 + oy % 1;
-  float *r = ring + k * SL + 0;
+  const int64_t k = m;
+  float *r = ring + k * SL;
   if (tag[k] != oy) {
     const uint16_t *s = gp + (m * OH + oy) * OW;
     int64_t i;
@@ -127,8 +127,8 @@ static kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nchw_
 static kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_mb0_8(uint16_t *restrict d, const float *restrict g0_0, int v0,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_clampb(0 - q0, 8), hi0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_clampb(OW - q0 + 0, 8);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_clampb(-q0, 8), hi0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_clampb(OW - q0, 8);
   for (j = 0; j < 8; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -149,7 +149,7 @@ static kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nchw_
   for (j = 0; j < 8; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     {
       const float p = f[0] * g0_0[q];
       s += ok0 && v0 ? p : 0;
@@ -213,8 +213,8 @@ static kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nchw_
 static kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_mb0_4(uint16_t *restrict d, const float *restrict g0_0, int v0,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_clampb(0 - q0, 4), hi0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_clampb(OW - q0 + 0, 4);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_clampb(-q0, 4), hi0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_clampb(OW - q0, 4);
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -235,7 +235,7 @@ static kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nchw_
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     {
       const float p = f[0] * g0_0[q];
       s += ok0 && v0 ? p : 0;
@@ -318,7 +318,7 @@ static void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_bd0(uint16_t *d, const floa
 static void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)ctx;
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 1;
+  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C;
   const uint16_t *dy = (const uint16_t *)a->dy;
   const uint16_t *flt = (const uint16_t *)a->filter;
   uint16_t *dx = (uint16_t *)a->dx;
@@ -329,7 +329,7 @@ static void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[1]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*1 + fx)*1 + m] */
   const int64_t SL = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_slot(a);
-  float *row = (float *)a->scratch + (int64_t)t * (W + 1 * SL), *ring = row + W;
+  float *row = (float *)a->scratch + (int64_t)t * (W + SL), *ring = row + W;
   int64_t tag[1];
   /* lane masks of the blocks at columns 0 and W - B of a row (B: the widest
      block <= W): filter column fx exists in lane j iff 0 <= q0 + j - fx*1 < OW */
@@ -339,26 +339,26 @@ static void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
     if (W >= 4) B = 4;
     if (W >= 8) B = 8;
     for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 0, r = W - B + PL + j - 0;
-      mL[0 * B + j] = l >= 0 && l < OW;
-      mR[0 * B + j] = r >= 0 && r < OW;
+      const int64_t l = PL + j, r = W - B + PL + j;
+      mL[j] = l >= 0 && l < OW;
+      mR[j] = r >= 0 && r < OW;
     }
   }
   if (qlo < 0) qlo = 0;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
-  for (i = 0; i < 1 * SL; i++) ring[i] = 0; /* the pads: read by masked lanes only */
+  for (i = 0; i < SL; i++) ring[i] = 0; /* the pads: read by masked lanes only */
   (void)OH, (void)qs, (void)qe, (void)qlo, (void)qhi, (void)PL, (void)i;
 
   for (pl = p0; pl < p1; pl++) {
     b = pl / C;
     ch = pl % C;
     {
-      const uint16_t *gp = dy + (b * CM + ch * 1) * OH * OW; /* planes ch*1 .. ch*1+0 */
-      const uint16_t *fp = flt + ch * 1;                     /* f[fy][fx][ch][m] at fp[(fy*1+fx)*CM + m] */
+      const uint16_t *gp = dy + (b * CM + ch) * OH * OW; /* plane ch */
+      const uint16_t *fp = flt + ch;                     /* f[fy][fx][ch] at fp[(fy*1+fx)*CM] */
       (void)gp;
       for (i = 0; i < 1; i++) {
-        fl[i * 1 + 0] = kfi_ld_bf16(fp[i * CM + 0]);
+        fl[i] = kfi_ld_bf16(fp[i * CM]);
       }
       for (i = 0; i < 1; i++) tag[i] = -1;
       for (iy = 0; iy < H; iy++) {
@@ -368,7 +368,7 @@ static void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring; /* missing: any readable row */
           int64_t q = qs;
           if (PL >= 0 && W >= 4) {
             if (W >= 8)
@@ -383,9 +383,9 @@ static void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
               kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_in0(d, g0_0, fl, q, qhi, PL);
             } else {
               float *r = row;
-              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) r[i] = 0;
+              for (i = q - PL; i < qhi - PL; i++) r[i] = 0;
               if (v0) kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_acc0(r, g0_0, fl, q, qhi, PL);
-              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) d[i] = kfi_st_bf16(r[i]);
+              for (i = q - PL; i < qhi - PL; i++) d[i] = kfi_st_bf16(r[i]);
             }
             q = qhi;
           }

@@ -33,7 +33,7 @@ static int64_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_ntasks(const kfi_dwbpi
    pad after it (sw = 1: the masked blocks read up to column W - 1 + pad_left). */
 static int64_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_slot(const kfi_dwbpi_args *a) {
   const int64_t rp = a->w + a->pad_left - a->ow;
-  return 0 + a->ow + (rp > 0 ? rp : 0);
+  return a->ow + (rp > 0 ? rp : 0);
 }
 
 size_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_scratch(const void *args) {
@@ -47,8 +47,8 @@ size_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_scratch(const void *args) {
    rows are visited in increasing order: each is converted once a plane). */
 static const float *kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_cv(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
                              int64_t OW, int64_t SL) {
-  const int64_t k = m * 1 + oy % 1;
-  float *r = ring + k * SL + 0;
+  const int64_t k = m;
+  float *r = ring + k * SL;
   if (tag[k] != oy) {
     const uint16_t *s = gp + (m * OH + oy) * OW;
     int64_t i;
@@ -142,8 +142,8 @@ static kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nch
 static kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_mb0_16(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, int v0,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_clampb(0 - q0, 16), hi0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_clampb(OW - q0 + 0, 16);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_clampb(-q0, 16), hi0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_clampb(OW - q0, 16);
   for (j = 0; j < 16; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -168,7 +168,7 @@ static kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nch
   for (j = 0; j < 16; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     {
       const float p = f[0] * g0_0[q];
       s += ok0 && v0 ? p : 0;
@@ -237,8 +237,8 @@ static kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nch
 static kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_mb0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, int v0,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_clampb(0 - q0, 8), hi0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_clampb(OW - q0 + 0, 8);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_clampb(-q0, 8), hi0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_clampb(OW - q0, 8);
   for (j = 0; j < 8; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -263,7 +263,7 @@ static kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nch
   for (j = 0; j < 8; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     {
       const float p = f[0] * g0_0[q];
       s += ok0 && v0 ? p : 0;
@@ -332,8 +332,8 @@ static kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nch
 static kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_mb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, int v0,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_clampb(0 - q0, 4), hi0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_clampb(OW - q0 + 0, 4);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_clampb(-q0, 4), hi0 = kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_clampb(OW - q0, 4);
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -358,7 +358,7 @@ static kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nch
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     {
       const float p = f[0] * g0_0[q];
       s += ok0 && v0 ? p : 0;
@@ -470,9 +470,9 @@ static void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_task(void *ctx, size_t t)
     if (W >= 8) B = 8;
     if (W >= 16) B = 16;
     for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 0, r = W - B + PL + j - 0;
-      mL[0 * B + j] = l >= 0 && l < OW;
-      mR[0 * B + j] = r >= 0 && r < OW;
+      const int64_t l = PL + j, r = W - B + PL + j;
+      mL[j] = l >= 0 && l < OW;
+      mR[j] = r >= 0 && r < OW;
     }
   }
   if (qlo < 0) qlo = 0;
@@ -489,7 +489,7 @@ static void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_task(void *ctx, size_t t)
       const uint16_t *fp = flt + ch * 2;                     /* f[fy][fx][ch][m] at fp[(fy*1+fx)*CM + m] */
       (void)gp;
       for (i = 0; i < 1; i++) {
-        fl[i * 2 + 0] = kfi_ld_bf16(fp[i * CM + 0]);
+        fl[i * 2] = kfi_ld_bf16(fp[i * CM]);
         fl[i * 2 + 1] = kfi_ld_bf16(fp[i * CM + 1]);
       }
       for (i = 0; i < 2; i++) tag[i] = -1;
@@ -500,8 +500,8 @@ static void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_task(void *ctx, size_t t)
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
-          const float *g0_1 = v0 ? kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_cv(ring, tag, gp, 1, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g0_1 = v0 ? kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_cv(ring, tag, gp, 1, oy0, OH, OW, SL) : ring; /* missing: any readable row */
           int64_t q = qs;
           if (PL >= 0 && W >= 4) {
             if (W >= 16)
@@ -518,9 +518,9 @@ static void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_task(void *ctx, size_t t)
               kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_in0(d, g0_0, g0_1, fl, q, qhi, PL);
             } else {
               float *r = row;
-              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) r[i] = 0;
+              for (i = q - PL; i < qhi - PL; i++) r[i] = 0;
               if (v0) kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_acc0(r, g0_0, g0_1, fl, q, qhi, PL);
-              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) d[i] = kfi_st_bf16(r[i]);
+              for (i = q - PL; i < qhi - PL; i++) d[i] = kfi_st_bf16(r[i]);
             }
             q = qhi;
           }

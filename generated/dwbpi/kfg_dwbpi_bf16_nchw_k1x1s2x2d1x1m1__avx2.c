@@ -38,7 +38,7 @@ static int64_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_slot(const kfi_dwbpi_arg
 size_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_scratch(const void *args) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
   /* per task: a float accumulation row and a ring of 1 float dy rows */
-  return (size_t)(kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_ntasks(a) * (a->w + 1 * kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_slot(a))) * sizeof(float);
+  return (size_t)(kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_ntasks(a) * (a->w + kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_slot(a))) * sizeof(float);
 }
 
 /* dy row oy of multiplier plane m, in float: ring slot m*1 + oy mod 1
@@ -46,8 +46,8 @@ size_t kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_scratch(const void *args) {
    rows are visited in increasing order: each is converted once a plane). */
 static const float *kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_cv(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
                              int64_t OW, int64_t SL) {
-  const int64_t k = m * 1 + oy % 1;
-  float *r = ring + k * SL + 0;
+  const int64_t k = m;
+  float *r = ring + k * SL;
   if (tag[k] != oy) {
     const uint16_t *s = gp + (m * OH + oy) * OW;
     int64_t i;
@@ -155,7 +155,7 @@ static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_bd0(uint16_t *d, const floa
 static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_task(void *ctx, size_t t) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)ctx;
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 1;
+  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C;
   const uint16_t *dy = (const uint16_t *)a->dy;
   const uint16_t *flt = (const uint16_t *)a->filter;
   uint16_t *dx = (uint16_t *)a->dx;
@@ -166,23 +166,23 @@ static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_task(void *ctx, size_t t) {
   int64_t p1 = p0 + ppt, pl, b, ch, iy, i;
   float fl[1]; /* the plane's filter taps, f[fy][fx][m] at fl[(fy*1 + fx)*1 + m] */
   const int64_t SL = kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_slot(a);
-  float *row = (float *)a->scratch + (int64_t)t * (W + 1 * SL), *ring = row + W;
+  float *row = (float *)a->scratch + (int64_t)t * (W + SL), *ring = row + W;
   int64_t tag[1];
   if (qlo < 0) qlo = 0;
   if (qhi > OW) qhi = OW;
   if (p1 > a->n * C) p1 = a->n * C;
-  for (i = 0; i < 1 * SL; i++) ring[i] = 0; /* the pads: read by masked lanes only */
+  for (i = 0; i < SL; i++) ring[i] = 0; /* the pads: read by masked lanes only */
   (void)OH, (void)qs, (void)qe, (void)qlo, (void)qhi, (void)PL, (void)i;
 
   for (pl = p0; pl < p1; pl++) {
     b = pl / C;
     ch = pl % C;
     {
-      const uint16_t *gp = dy + (b * CM + ch * 1) * OH * OW; /* planes ch*1 .. ch*1+0 */
-      const uint16_t *fp = flt + ch * 1;                     /* f[fy][fx][ch][m] at fp[(fy*1+fx)*CM + m] */
+      const uint16_t *gp = dy + (b * CM + ch) * OH * OW; /* plane ch */
+      const uint16_t *fp = flt + ch;                     /* f[fy][fx][ch] at fp[(fy*1+fx)*CM] */
       (void)gp;
       for (i = 0; i < 1; i++) {
-        fl[i * 1 + 0] = kfi_ld_bf16(fp[i * CM + 0]);
+        fl[i] = kfi_ld_bf16(fp[i * CM]);
       }
       for (i = 0; i < 1; i++) tag[i] = -1;
       for (iy = 0; iy < H; iy++) {
@@ -194,7 +194,7 @@ static void kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_task(void *ctx, size_t t) {
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring; /* missing: any readable row */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_bd0(d, g0_0, v0, fl, q, W, OW, PL);
           if (q < qhi) {

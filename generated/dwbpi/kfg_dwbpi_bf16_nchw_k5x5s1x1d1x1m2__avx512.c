@@ -430,8 +430,8 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nch
 static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_mb0_16(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, int v0, int v1, int v2, int v3, int v4,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(0 - q0, 16), hi0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0 + 0, 16);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(-q0, 16), hi0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0, 16);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
   const int lo1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(1 - q0, 16), hi1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0 + 1, 16);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
@@ -660,7 +660,7 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nch
   for (j = 0; j < 16; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     const int ok1 = mk[16 + j] != 0;
     const int ok2 = mk[32 + j] != 0;
     const int ok3 = mk[48 + j] != 0;
@@ -973,8 +973,8 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nch
 static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_mb0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, int v0, int v1, int v2, int v3, int v4,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(0 - q0, 8), hi0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0 + 0, 8);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(-q0, 8), hi0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0, 8);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
   const int lo1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(1 - q0, 8), hi1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0 + 1, 8);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
@@ -1203,7 +1203,7 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nch
   for (j = 0; j < 8; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     const int ok1 = mk[8 + j] != 0;
     const int ok2 = mk[16 + j] != 0;
     const int ok3 = mk[24 + j] != 0;
@@ -1516,8 +1516,8 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nch
 static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_mb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, int v0, int v1, int v2, int v3, int v4,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(0 - q0, 4), hi0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0 + 0, 4);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(-q0, 4), hi0 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0, 4);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
   const int lo1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(1 - q0, 4), hi1 = kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0 + 1, 4);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
@@ -1746,7 +1746,7 @@ static kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_bf16_nch
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     const int ok1 = mk[4 + j] != 0;
     const int ok2 = mk[8 + j] != 0;
     const int ok3 = mk[12 + j] != 0;
@@ -2298,14 +2298,14 @@ static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_task(void *ctx, size_t t)
     if (W >= 8) B = 8;
     if (W >= 16) B = 16;
     for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 0, r = W - B + PL + j - 0;
-      mL[0 * B + j] = l >= 0 && l < OW;
-      mR[0 * B + j] = r >= 0 && r < OW;
+      const int64_t l = PL + j, r = W - B + PL + j;
+      mL[j] = l >= 0 && l < OW;
+      mR[j] = r >= 0 && r < OW;
     }
     for (j = 0; j < B; j++) {
       const int64_t l = PL + j - 1, r = W - B + PL + j - 1;
-      mL[1 * B + j] = l >= 0 && l < OW;
-      mR[1 * B + j] = r >= 0 && r < OW;
+      mL[B + j] = l >= 0 && l < OW;
+      mR[B + j] = r >= 0 && r < OW;
     }
     for (j = 0; j < B; j++) {
       const int64_t l = PL + j - 2, r = W - B + PL + j - 2;
@@ -2337,7 +2337,7 @@ static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_task(void *ctx, size_t t)
       const uint16_t *fp = flt + ch * 2;                     /* f[fy][fx][ch][m] at fp[(fy*5+fx)*CM + m] */
       (void)gp;
       for (i = 0; i < 25; i++) {
-        fl[i * 2 + 0] = kfi_ld_bf16(fp[i * CM + 0]);
+        fl[i * 2] = kfi_ld_bf16(fp[i * CM]);
         fl[i * 2 + 1] = kfi_ld_bf16(fp[i * CM + 1]);
       }
       for (i = 0; i < 10; i++) tag[i] = -1;
@@ -2382,13 +2382,13 @@ static void kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_task(void *ctx, size_t t)
               kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_in0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, fl, q, qhi, PL);
             } else {
               float *r = row;
-              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) r[i] = 0;
+              for (i = q - PL; i < qhi - PL; i++) r[i] = 0;
               if (v0) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_acc0(r, g0_0, g0_1, fl, q, qhi, PL);
               if (v1) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_acc1(r, g1_0, g1_1, fl, q, qhi, PL);
               if (v2) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_acc2(r, g2_0, g2_1, fl, q, qhi, PL);
               if (v3) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_acc3(r, g3_0, g3_1, fl, q, qhi, PL);
               if (v4) kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_acc4(r, g4_0, g4_1, fl, q, qhi, PL);
-              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) d[i] = kfi_st_bf16(r[i]);
+              for (i = q - PL; i < qhi - PL; i++) d[i] = kfi_st_bf16(r[i]);
             }
             q = qhi;
           }

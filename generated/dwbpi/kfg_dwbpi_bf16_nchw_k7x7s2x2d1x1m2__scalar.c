@@ -38,7 +38,7 @@ size_t kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_scratch(const void *args) {
 static const float *kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
                              int64_t OW, int64_t SL) {
   const int64_t k = m * 4 + oy % 4;
-  float *r = ring + k * SL + 0;
+  float *r = ring + k * SL;
   if (tag[k] != oy) {
     const uint16_t *s = gp + (m * OH + oy) * OW;
     int64_t i;
@@ -893,7 +893,7 @@ static void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_task(void *ctx, size_t t)
       const uint16_t *fp = flt + ch * 2;                     /* f[fy][fx][ch][m] at fp[(fy*7+fx)*CM + m] */
       (void)gp;
       for (i = 0; i < 49; i++) {
-        fl[i * 2 + 0] = kfi_ld_bf16(fp[i * CM + 0]);
+        fl[i * 2] = kfi_ld_bf16(fp[i * CM]);
         fl[i * 2 + 1] = kfi_ld_bf16(fp[i * CM + 1]);
       }
       for (i = 0; i < 8; i++) tag[i] = -1;
@@ -906,20 +906,20 @@ static void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_task(void *ctx, size_t t)
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
-          const float *g0_1 = v0 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 1, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g0_0 = v0 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g0_1 = v0 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 1, oy0, OH, OW, SL) : ring; /* missing: any readable row */
           const int64_t oy2 = qy - 1;
           const int v2 = oy2 >= 0 && oy2 < OH;
-          const float *g2_0 = v2 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : ring + 0; /* missing: any readable row */
-          const float *g2_1 = v2 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 1, oy2, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g2_0 = v2 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g2_1 = v2 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 1, oy2, OH, OW, SL) : ring; /* missing: any readable row */
           const int64_t oy4 = qy - 2;
           const int v4 = oy4 >= 0 && oy4 < OH;
-          const float *g4_0 = v4 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 0, oy4, OH, OW, SL) : ring + 0; /* missing: any readable row */
-          const float *g4_1 = v4 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 1, oy4, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g4_0 = v4 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 0, oy4, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g4_1 = v4 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 1, oy4, OH, OW, SL) : ring; /* missing: any readable row */
           const int64_t oy6 = qy - 3;
           const int v6 = oy6 >= 0 && oy6 < OH;
-          const float *g6_0 = v6 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 0, oy6, OH, OW, SL) : ring + 0; /* missing: any readable row */
-          const float *g6_1 = v6 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 1, oy6, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g6_0 = v6 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 0, oy6, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g6_1 = v6 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 1, oy6, OH, OW, SL) : ring; /* missing: any readable row */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_bd0(d, g0_0, g0_1, g2_0, g2_1, g4_0, g4_1, g6_0, g6_1, v0, v2, v4, v6, fl, q, W, OW, PL);
           if (q < qhi) {
@@ -943,16 +943,16 @@ static void kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_task(void *ctx, size_t t)
         {
           const int64_t oy1 = qy;
           const int v1 = oy1 >= 0 && oy1 < OH;
-          const float *g1_0 = v1 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : ring + 0; /* missing: any readable row */
-          const float *g1_1 = v1 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 1, oy1, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g1_0 = v1 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g1_1 = v1 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 1, oy1, OH, OW, SL) : ring; /* missing: any readable row */
           const int64_t oy3 = qy - 1;
           const int v3 = oy3 >= 0 && oy3 < OH;
-          const float *g3_0 = v3 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 0, oy3, OH, OW, SL) : ring + 0; /* missing: any readable row */
-          const float *g3_1 = v3 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 1, oy3, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g3_0 = v3 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 0, oy3, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g3_1 = v3 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 1, oy3, OH, OW, SL) : ring; /* missing: any readable row */
           const int64_t oy5 = qy - 2;
           const int v5 = oy5 >= 0 && oy5 < OH;
-          const float *g5_0 = v5 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 0, oy5, OH, OW, SL) : ring + 0; /* missing: any readable row */
-          const float *g5_1 = v5 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 1, oy5, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g5_0 = v5 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 0, oy5, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g5_1 = v5 ? kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_cv(ring, tag, gp, 1, oy5, OH, OW, SL) : ring; /* missing: any readable row */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_bd1(d, g1_0, g1_1, g3_0, g3_1, g5_0, g5_1, v1, v3, v5, fl, q, W, OW, PL);
           if (q < qhi) {

@@ -12,7 +12,7 @@ size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar_scratch(const void *args) {
 }
 
 /* One filter tap (fy, fx) over one output row: r[ix*C + c] +=
-   sum_m dy[oy, ox, c*2 + m] * f[c*2 + m], ix = ox*1 + base. */
+   sum_m dy[oy, ox, c*dm + m] * f[c*dm + m] (dm = 2), ix = ox*sw + base (sw = 1). */
 #if defined(__GNUC__)
 __attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
 #endif
@@ -20,9 +20,9 @@ static void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar_tap(float *restrict r, co
                           int64_t ox0, int64_t ox1, int64_t base, int64_t C) {
   int64_t ox, c;
   for (ox = ox0; ox < ox1; ox++) {
-    float *restrict rr = r + (ox * 1 + base) * C;
+    float *restrict rr = r + (ox + base) * C;
     const float *restrict gg = g + ox * C * 2;
-    for (c = 0; c < C; c++) rr[c] += (gg[c * 2 + 0]) * f[c * 2 + 0] + (gg[c * 2 + 1]) * f[c * 2 + 1];
+    for (c = 0; c < C; c++) rr[c] += (gg[c * 2]) * f[c * 2] + (gg[c * 2 + 1]) * f[c * 2 + 1];
   }
 }
 
@@ -33,26 +33,26 @@ void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar(const void *args, const kfi_par 
   const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 2, WC = W * C;
   const uint16_t *dy = (const uint16_t *)a->dy;
   uint16_t *dx = (uint16_t *)a->dx;
-  float *row = (float *)a->scratch, *flt = row + WC, *grow = flt + 1 * CM;
+  float *row = (float *)a->scratch, *flt = row + WC, *grow = flt + CM;
   int64_t b, iy, i;
-  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*1 + base0 in [0, W) */
-  const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfi_floordiv(PL - 0 + 0, 1), x1_0 = kfi_floordiv(W - 1 + PL - 0, 1) + 1;
+  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox + base0 in [0, W) */
+  const int64_t base0 = -PL;
+  int64_t x0_0 = PL, x1_0 = W + PL;
   if (x0_0 < 0) x0_0 = 0;
   if (x1_0 > OW) x1_0 = OW;
-  for (i = 0; i < 1 * CM; i++) flt[i] = kfi_ld_bf16(((const uint16_t *)a->filter)[i]);
+  for (i = 0; i < CM; i++) flt[i] = kfi_ld_bf16(((const uint16_t *)a->filter)[i]);
 
   for (b = 0; b < N; b++) {
     for (iy = 0; iy < H; iy++) {
       float *r = row;
       for (i = 0; i < WC; i++) r[i] = 0;
       {
-        const int64_t ty = iy + PT - 0; /* oy * 1 */
-        if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const uint16_t *gt = dy + (b * OH + ty / 1) * OW * CM;
+        const int64_t ty = iy + PT; /* oy */
+        if (ty >= 0 && ty < OH) {
+          const uint16_t *gt = dy + (b * OH + ty) * OW * CM;
           const float *g = grow;
           for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_bf16(gt[i]);
-          kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar_tap(r, g, flt + 0 * CM, x0_0, x1_0, base0, C);
+          kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar_tap(r, g, flt, x0_0, x1_0, base0, C);
         }
       }
       {

@@ -14,58 +14,8 @@
 
 void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_scratch(const void *args);
-#if defined(__GNUC__)
-#define KV_FN static inline __attribute__((unused))
-#else
-#define KV_FN static inline
-#endif
-typedef __m512 kv_f;
-#define KV_W 16
-#define KV_HAS_STREAM 1
-KV_FN kv_f kv_zero(void) { return _mm512_setzero_ps(); }
-KV_FN kv_f kv_set1(float f) { return _mm512_set1_ps(f); }
-KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm512_add_ps(a, b); }
-KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm512_sub_ps(a, b); }
-KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm512_mul_ps(a, b); }
-KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return _mm512_fmadd_ps(a, b, c); }
-KV_FN kv_f kv_pair(kv_f a, kv_f b) {
-  const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  return _mm512_add_ps(_mm512_permutex2var_ps(a, ev, b), _mm512_permutex2var_ps(a, od, b));
-}
-KV_FN float kv_hsum(kv_f v) {
-  __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
-  __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
-  q = _mm_add_ss(q, _mm_movehdup_ps(q));
-  return _mm_cvtss_f32(q);
-}
-KV_FN __mmask16 kv_mask(int64_t n) { return (__mmask16)((1u << n) - 1u); }
-KV_FN kv_f kv_ldf(const float *p) { return _mm512_loadu_ps(p); }
-KV_FN void kv_stf(float *p, kv_f v) { _mm512_storeu_ps(p, v); }
-KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) { return _mm512_mask_loadu_ps(fill, kv_mask(n), p); }
-KV_FN void kv_stfn(float *p, kv_f v, int64_t n) { _mm512_mask_storeu_ps(p, kv_mask(n), v); }
-KV_FN void kv_sfence(void) { _mm_sfence(); }
-#define KV_VBYTES 32
-KV_FN kv_f kv_cvt_in(__m256i h) {
-  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-}
-/* Round to nearest even; NaN quieted (kfi_f32_to_bf16). */
-KV_FN __m256i kv_cvt_out(kv_f v) {
-  const __m512i x = _mm512_castps_si512(v);
-  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
-  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(x, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff))), 16);
-  const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-  r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(0x40)));
-  return _mm512_cvtepi32_epi16(r);
-}
-KV_FN kv_f kv_ld(const uint16_t *p) { return kv_cvt_in(_mm256_loadu_si256((const __m256i *)p)); }
-KV_FN void kv_st(uint16_t *p, kv_f v) { _mm256_storeu_si256((__m256i *)p, kv_cvt_out(v)); }
-KV_FN kv_f kv_ldn(const uint16_t *p, int64_t n, kv_f fill) {
-  return _mm512_mask_blend_ps(kv_mask(n), fill, kv_cvt_in(_mm256_maskz_loadu_epi16(kv_mask(n), p)));
-}
-KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) { _mm256_mask_storeu_epi16(p, kv_mask(n), kv_cvt_out(v)); }
-KV_FN void kv_stream(uint16_t *p, kv_f v) { _mm256_stream_si256((__m256i *)p, kv_cvt_out(v)); }
+#define KV_T KV_T_BF16
+#include "kfi_simd_avx512.h"
 
 typedef struct kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_ctx {
   const kfi_dwbpi_args *a;
@@ -84,516 +34,136 @@ size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_scratch(const void *args) {
 
 #if defined(__GNUC__)
 #define kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_NOINLINE __attribute__((noinline))
+#define kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_INLINE __attribute__((always_inline))
 #else
 #define kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_NOINLINE
+#define kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_INLINE
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 8 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_blk00(const int PP, const int rc, const uint16_t *g0,
+                                          const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    if (!rc || (vm & 1u)) { /* filter row 0 */
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+    }
+    if (PP > 0) {
+      kv_st(o + c0, a0_0);
+    }
+    if (PP > 1) {
+      kv_st(o + 2 * C + c0, a1_0);
+    }
+    if (PP > 2) {
+      kv_st(o + 4 * C + c0, a2_0);
+    }
+    if (PP > 3) {
+      kv_st(o + 6 * C + c0, a3_0);
+    }
+    if (PP > 4) {
+      kv_st(o + 8 * C + c0, a4_0);
+    }
+    if (PP > 5) {
+      kv_st(o + 10 * C + c0, a5_0);
+    }
+    if (PP > 6) {
+      kv_st(o + 12 * C + c0, a6_0);
+    }
+    if (PP > 7) {
+      kv_st(o + 14 * C + c0, a7_0);
+    }
+  }
+}
+
 static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_fast00_5(const uint16_t *g0, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_blk00(5, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_fast00_6(const uint16_t *g0, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_blk00(6, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_fast00_7(const uint16_t *g0, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_blk00(7, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_fast00_8(const uint16_t *g0, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_blk00(8, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_fastv00_2(const uint16_t *g0, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_blk00(2, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_fastv00_3(const uint16_t *g0, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_blk00(3, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_fastv00_4(const uint16_t *g0, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_blk00(4, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_fastv00_5(const uint16_t *g0, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_blk00(5, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_fastv00_6(const uint16_t *g0, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_blk00(6, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 7 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_fastv00_7(const uint16_t *g0, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_blk00(7, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 8 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_fastv00_8(const uint16_t *g0, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_blk00(8, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -605,8 +175,8 @@ static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -622,9 +192,9 @@ static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -635,7 +205,7 @@ static kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
 /* Output rows of phase 0: filter rows { 0 }. */
 static void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_row0(const kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 16; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
@@ -643,7 +213,7 @@ static void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_row0(const kfg_dwbpi_bf16
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
+  const int64_t ty0 = iy + a->pad_top; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
@@ -656,17 +226,17 @@ static void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_row0(const kfg_dwbpi_bf16
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_pair00(r0, vm, (ia + PL - 0) / 2, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_CM(ia), d + ia * C,
-                      (ib + PL - 0) / 2, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_pair00(r0, vm, (ia + PL) / 2, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_CM(ia), d + ia * C,
+                      (ib + PL) / 2, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_single00(r0, vm, (ix + PL - 0) / 2, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_single00(r0, vm, (ix + PL) / 2, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
 #undef kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_CM
@@ -677,7 +247,7 @@ static void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_row0(const kfg_dwbpi_bf16
         for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
           /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-          const int64_t q0 = (x0 + k * 2 + PL - 0) / 2;
+          const int64_t q0 = (x0 + k * 2 + PL) / 2;
           uint16_t *o = d + (x0 + k * 2) * C;
           if (all && wb > 4) {
             switch (wb) {
@@ -712,11 +282,11 @@ static void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_row0(const kfg_dwbpi_bf16
         {
           kv_f s_0 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const uint16_t *g = r0 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r0 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -738,7 +308,7 @@ static void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_row0(const kfg_dwbpi_bf16
 /* Output rows of phase 1: filter rows {  }. */
 static void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_row1(const kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 16; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
@@ -799,11 +369,11 @@ void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512(const void *args, const kfi_par 
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 34 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
-  x.x0[0] = ((0 - PL) % 2 + 2) % 2;
+  x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 0 - PL, hi = (OW - 1) * 2 + 0 - PL + 1;
+    const int64_t lo = -PL, hi = (OW - 1) * 2 - PL + 1;
     x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 1) / 2;
     x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 1) / 2;
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];

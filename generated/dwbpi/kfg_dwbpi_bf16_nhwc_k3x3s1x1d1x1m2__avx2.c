@@ -14,76 +14,8 @@
 
 void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_scratch(const void *args);
-#if defined(__GNUC__)
-#define KV_FN static inline __attribute__((unused))
-#else
-#define KV_FN static inline
-#endif
-typedef __m256 kv_f;
-#define KV_W 8
-#define KV_HAS_STREAM 1
-KV_FN kv_f kv_zero(void) { return _mm256_setzero_ps(); }
-KV_FN kv_f kv_set1(float f) { return _mm256_set1_ps(f); }
-KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm256_add_ps(a, b); }
-KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm256_sub_ps(a, b); }
-KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm256_mul_ps(a, b); }
-KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return _mm256_fmadd_ps(a, b, c); }
-/* hadd works per 128-bit half: (a0+a1, a2+a3, b0+b1, b2+b3 | a4+a5, ...); the permute restores order */
-KV_FN kv_f kv_pair(kv_f a, kv_f b) {
-  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_hadd_ps(a, b)), 0xD8));
-}
-KV_FN float kv_hsum(kv_f v) {
-  __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
-  q = _mm_add_ss(q, _mm_movehdup_ps(q));
-  return _mm_cvtss_f32(q);
-}
-KV_FN kv_f kv_ldf(const float *p) { return _mm256_loadu_ps(p); }
-KV_FN void kv_stf(float *p, kv_f v) { _mm256_storeu_ps(p, v); }
-KV_FN void kv_sfence(void) { _mm_sfence(); }
-#define KV_VBYTES 16
-KV_FN kv_f kv_cvt_in(__m128i h) {
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
-}
-/* Round to nearest even; NaN quieted (kfi_f32_to_bf16). */
-KV_FN __m128i kv_cvt_out(kv_f v) {
-  const __m256i x = _mm256_castps_si256(v);
-  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
-  __m256i r = _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff))), 16);
-  const __m256i q = _mm256_or_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(0x40));
-  r = _mm256_blendv_epi8(r, q, _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
-  r = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);
-  return _mm256_castsi256_si128(r);
-}
-KV_FN kv_f kv_ld(const uint16_t *p) { return kv_cvt_in(_mm_loadu_si128((const __m128i *)p)); }
-KV_FN void kv_st(uint16_t *p, kv_f v) { _mm_storeu_si128((__m128i *)p, kv_cvt_out(v)); }
-KV_FN void kv_stream(uint16_t *p, kv_f v) { _mm_stream_si128((__m128i *)p, kv_cvt_out(v)); }
-KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = p[i];
-  return kv_ldf(t);
-}
-KV_FN void kv_stfn(float *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = t[i];
-}
-KV_FN kv_f kv_ldn(const uint16_t *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = kfi_ld_bf16(p[i]);
-  return kv_ldf(t);
-}
-KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = kfi_st_bf16(t[i]);
-}
+#define KV_T KV_T_BF16
+#include "kfi_simd_avx2.h"
 
 typedef struct kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_ctx {
   const kfi_dwbpi_args *a;
@@ -102,993 +34,271 @@ size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_scratch(const void *args) {
 
 #if defined(__GNUC__)
 #define kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE __attribute__((noinline))
+#define kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_INLINE __attribute__((always_inline))
 #else
 #define kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE
+#define kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_INLINE
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 1, 2 }, cols { 0, 1, 2 }):
-   3 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 4 pixels o + j*1*C, channel vectors [c0, c1); g0.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_blk00(const int PP, const int rc, const uint16_t *g0, const uint16_t *g1, const uint16_t *g2,
+                                          const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    if (!rc || (vm & 1u)) { /* filter row 0 */
+      const uint16_t *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
+        if (PP > 3) a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        if (PP > 2) a2_1 = kv_fma(g, f0_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f1_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 2u)) { /* filter row 1 */
+      const uint16_t *fr = flt + 3 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      if (PP > 3) {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
+        if (PP > 3) a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
+        if (PP > 2) a2_1 = kv_fma(g, f0_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f1_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 4u)) { /* filter row 2 */
+      const uint16_t *fr = flt + 6 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 8);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
+      if (PP > 3) {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
+        if (PP > 3) a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
+        if (PP > 2) a2_1 = kv_fma(g, f0_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f1_1, a3_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f1_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f2_1, a3_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f2_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+      }
+    }
+    if (PP > 0) {
+      kv_st(o + c0, kv_pair(a0_0, a0_1));
+    }
+    if (PP > 1) {
+      kv_st(o + C + c0, kv_pair(a1_0, a1_1));
+    }
+    if (PP > 2) {
+      kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
+    }
+    if (PP > 3) {
+      kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
+    }
+  }
+}
+
 static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fast00_3(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-      }
-    }
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-      }
-    }
-    kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_blk00(3, 0, g0, g1, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0, 1, 2 }, cols { 0, 1, 2 }):
-   4 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fast00_4(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-      }
-    }
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-      }
-    }
-    kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_blk00(4, 0, g0, g1, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fastv00_2(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-      }
-    }
-    kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_blk00(2, 1, g0, g1, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fastv00_3(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-      }
-    }
-    kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_blk00(3, 1, g0, g1, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fastv00_4(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 8);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 8);
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-      }
-    }
-    kv_st(o + c0, kv_pair(a0_0, a0_1));
-    kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_blk00(4, 1, g0, g1, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -1102,51 +312,51 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const uint16_t *g = r0 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 0 * CM + c0 * 2 + 8), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 1 * CM + c0 * 2 + 8), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 2 * CM + c0 * 2 + 8), s_1);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const uint16_t *g = r1 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 3 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 4 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 5 * CM + c0 * 2 + 8), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const uint16_t *g = r2 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 6 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 2u) {
         const uint16_t *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 7 * CM + c0 * 2 + 8), s_1);
       }
       if (cm & 4u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 2 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 8 * CM + c0 * 2 + 8), s_1);
       }
     }
@@ -1164,41 +374,41 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 8);
+        const kv_f f = kv_ld(flt + c0 * 2 + 8);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 8), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 8);
+        const kv_f f = kv_ld(flt + CM + c0 * 2 + 8);
         if (ca & 2u) sa_1 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 8), f, sa_1);
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 8);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 8);
@@ -1206,9 +416,9 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 8);
@@ -1216,21 +426,21 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 8);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 8);
@@ -1238,9 +448,9 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 8);
@@ -1248,14 +458,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 8), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 8);
-        if (ca & 4u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        if (ca & 4u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -1274,17 +484,17 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_row0(const kfg_dwbpi_bf16_n
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
-  const int v0 = ty0 >= 0 && ty0 / 1 < OH;
-  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
+  const int64_t ty0 = iy + a->pad_top; /* oy */
+  const int v0 = ty0 >= 0 && ty0 < OH;
+  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
-  const int64_t ty1 = iy + a->pad_top - 1; /* oy * 1 */
-  const int v1 = ty1 >= 0 && ty1 / 1 < OH;
-  const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 / 1 : 0)) * OW * CM;
+  const int64_t ty1 = iy + a->pad_top - 1; /* oy */
+  const int v1 = ty1 >= 0 && ty1 < OH;
+  const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 : 0)) * OW * CM;
   vm |= v1 ? 2u : 0u;
-  const int64_t ty2 = iy + a->pad_top - 2; /* oy * 1 */
-  const int v2 = ty2 >= 0 && ty2 / 1 < OH;
-  const uint16_t *r2 = dy + (b * OH + (v2 ? ty2 / 1 : 0)) * OW * CM;
+  const int64_t ty2 = iy + a->pad_top - 2; /* oy */
+  const int v2 = ty2 >= 0 && ty2 < OH;
+  const uint16_t *r2 = dy + (b * OH + (v2 ? ty2 : 0)) * OW * CM;
   vm |= v2 ? 4u : 0u;
   { /* column phase 0: filter cols { 0, 1, 2 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
@@ -1295,17 +505,17 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_row0(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 1 ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 1 ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 1 ? 4u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW ? 4u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
-          const int64_t ia = x0 + k * 1, ib = x0 + kb * 1;
-          kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_pair00(r0, r1, r2, vm, (ia + PL - 2) / 1, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM(ia), d + ia * C,
-                      (ib + PL - 2) / 1, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM(ib), d + ib * C, flt, CM, cb, ce);
+          const int64_t ia = x0 + k, ib = x0 + kb;
+          kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_pair00(r0, r1, r2, vm, (ia + PL - 2), kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM(ia), d + ia * C,
+                      (ib + PL - 2), kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
-          ix = x0 + k1 * 1;
-          kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_single00(r0, r1, r2, vm, (ix + PL - 2) / 1, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM(ix), flt, d + ix * C, CM, cb, ce);
+          ix = x0 + k1;
+          kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_single00(r0, r1, r2, vm, (ix + PL - 2), kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
 #undef kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_CM
@@ -1315,9 +525,8 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_row0(const kfg_dwbpi_bf16_n
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-          const int64_t q0 = (x0 + k * 1 + PL - 2) / 1;
-          uint16_t *o = d + (x0 + k * 1) * C;
+          const int64_t q0 = (x0 + k + PL - 2);
+          uint16_t *o = d + (x0 + k) * C;
           if (all && wb > 2) {
             switch (wb) {
               case 3: kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_fast00_3(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
@@ -1341,84 +550,84 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_row0(const kfg_dwbpi_bf16_n
       const int m0 = 2 * rem < 8 ? 2 * rem : 8, m1 = 2 * rem - m0;
       c0 = CV;
       for (k = 0; k < n; k++) {
-        ix = x0 + k * 1;
+        ix = x0 + k;
         {
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r0 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r0 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+                              kv_ldn(flt + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r0 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r0 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+                              kv_ldn(flt + CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r0 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r0 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 2 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
           }
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r1 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r1 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 3 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r1 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r1 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 4 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r1 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r1 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 5 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r2 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r2 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 6 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r2 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r2 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 7 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r2 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r2 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
                               kv_ldn(flt + 8 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
@@ -1459,13 +668,13 @@ void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2(const void *args, const kfi_par *p
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 116 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
-  x.x0[0] = ((0 - PL) % 1 + 1) % 1;
-  x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
+  x.x0[0] = 0;
+  x.n[0] = W;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 2 - PL, hi = (OW - 1) * 1 + 0 - PL + 1;
-    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 0) / 1;
-    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 0) / 1;
+    const int64_t lo = 2 - PL, hi = (OW - 1) - PL + 1;
+    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0]);
+    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0]);
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
     if (x.khi[0] > x.n[0]) x.khi[0] = x.n[0];
     if (x.khi[0] < x.klo[0]) x.khi[0] = x.klo[0];

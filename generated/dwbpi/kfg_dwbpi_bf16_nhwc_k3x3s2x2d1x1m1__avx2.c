@@ -14,76 +14,8 @@
 
 void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_scratch(const void *args);
-#if defined(__GNUC__)
-#define KV_FN static inline __attribute__((unused))
-#else
-#define KV_FN static inline
-#endif
-typedef __m256 kv_f;
-#define KV_W 8
-#define KV_HAS_STREAM 1
-KV_FN kv_f kv_zero(void) { return _mm256_setzero_ps(); }
-KV_FN kv_f kv_set1(float f) { return _mm256_set1_ps(f); }
-KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm256_add_ps(a, b); }
-KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm256_sub_ps(a, b); }
-KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm256_mul_ps(a, b); }
-KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return _mm256_fmadd_ps(a, b, c); }
-/* hadd works per 128-bit half: (a0+a1, a2+a3, b0+b1, b2+b3 | a4+a5, ...); the permute restores order */
-KV_FN kv_f kv_pair(kv_f a, kv_f b) {
-  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_hadd_ps(a, b)), 0xD8));
-}
-KV_FN float kv_hsum(kv_f v) {
-  __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
-  q = _mm_add_ss(q, _mm_movehdup_ps(q));
-  return _mm_cvtss_f32(q);
-}
-KV_FN kv_f kv_ldf(const float *p) { return _mm256_loadu_ps(p); }
-KV_FN void kv_stf(float *p, kv_f v) { _mm256_storeu_ps(p, v); }
-KV_FN void kv_sfence(void) { _mm_sfence(); }
-#define KV_VBYTES 16
-KV_FN kv_f kv_cvt_in(__m128i h) {
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
-}
-/* Round to nearest even; NaN quieted (kfi_f32_to_bf16). */
-KV_FN __m128i kv_cvt_out(kv_f v) {
-  const __m256i x = _mm256_castps_si256(v);
-  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
-  __m256i r = _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff))), 16);
-  const __m256i q = _mm256_or_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(0x40));
-  r = _mm256_blendv_epi8(r, q, _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
-  r = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);
-  return _mm256_castsi256_si128(r);
-}
-KV_FN kv_f kv_ld(const uint16_t *p) { return kv_cvt_in(_mm_loadu_si128((const __m128i *)p)); }
-KV_FN void kv_st(uint16_t *p, kv_f v) { _mm_storeu_si128((__m128i *)p, kv_cvt_out(v)); }
-KV_FN void kv_stream(uint16_t *p, kv_f v) { _mm_stream_si128((__m128i *)p, kv_cvt_out(v)); }
-KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = p[i];
-  return kv_ldf(t);
-}
-KV_FN void kv_stfn(float *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = t[i];
-}
-KV_FN kv_f kv_ldn(const uint16_t *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = kfi_ld_bf16(p[i]);
-  return kv_ldf(t);
-}
-KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = kfi_st_bf16(t[i]);
-}
+#define KV_T KV_T_BF16
+#include "kfi_simd_avx2.h"
 
 typedef struct kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_ctx {
   const kfi_dwbpi_args *a;
@@ -102,1014 +34,196 @@ size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_scratch(const void *args) {
 
 #if defined(__GNUC__)
 #define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE __attribute__((noinline))
+#define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_INLINE __attribute__((always_inline))
 #else
 #define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE
+#define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_INLINE
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 2 }, cols { 0, 2 }):
-   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 8 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk00(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2,
+                                          const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    if (!rc || (vm & 1u)) { /* filter row 0 */
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    if (!rc || (vm & 4u)) { /* filter row 2 */
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    if (PP > 0) {
+      kv_st(o + c0, a0_0);
+    }
+    if (PP > 1) {
+      kv_st(o + 2 * C + c0, a1_0);
+    }
+    if (PP > 2) {
+      kv_st(o + 4 * C + c0, a2_0);
+    }
+    if (PP > 3) {
+      kv_st(o + 6 * C + c0, a3_0);
+    }
+    if (PP > 4) {
+      kv_st(o + 8 * C + c0, a4_0);
+    }
+    if (PP > 5) {
+      kv_st(o + 10 * C + c0, a5_0);
+    }
+    if (PP > 6) {
+      kv_st(o + 12 * C + c0, a6_0);
+    }
+    if (PP > 7) {
+      kv_st(o + 14 * C + c0, a7_0);
+    }
+  }
+}
+
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fast00_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk00(5, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0, 2 }, cols { 0, 2 }):
-   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fast00_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk00(6, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0, 2 }, cols { 0, 2 }):
-   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fast00_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk00(7, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0, 2 }, cols { 0, 2 }):
-   8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fast00_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk00(8, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv00_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk00(2, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv00_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk00(3, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv00_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk00(4, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv00_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk00(5, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv00_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk00(6, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 7 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv00_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk00(7, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 8 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv00_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk00(8, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -1121,22 +235,22 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const uint16_t *g = r0 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0), s_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
-        const uint16_t *g = r2 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -1152,26 +266,26 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -1180,799 +294,165 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
 }
 
 /* Row phase 0, column phase 1 (filter rows { 0, 2 }, cols { 1 }):
-   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 8 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk01(const int PP, const int rc, const uint16_t *g0, const uint16_t *g2,
+                                          const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    if (!rc || (vm & 1u)) { /* filter row 0 */
+      const uint16_t *fr = flt + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+      }
+    }
+    if (!rc || (vm & 4u)) { /* filter row 2 */
+      const uint16_t *fr = flt + 6 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g2 + CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+      }
+    }
+    if (PP > 0) {
+      kv_st(o + c0, a0_0);
+    }
+    if (PP > 1) {
+      kv_st(o + 2 * C + c0, a1_0);
+    }
+    if (PP > 2) {
+      kv_st(o + 4 * C + c0, a2_0);
+    }
+    if (PP > 3) {
+      kv_st(o + 6 * C + c0, a3_0);
+    }
+    if (PP > 4) {
+      kv_st(o + 8 * C + c0, a4_0);
+    }
+    if (PP > 5) {
+      kv_st(o + 10 * C + c0, a5_0);
+    }
+    if (PP > 6) {
+      kv_st(o + 12 * C + c0, a6_0);
+    }
+    if (PP > 7) {
+      kv_st(o + 14 * C + c0, a7_0);
+    }
+  }
+}
+
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fast01_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk01(5, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 1 (filter rows { 0, 2 }, cols { 1 }):
-   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fast01_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk01(6, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 1 (filter rows { 0, 2 }, cols { 1 }):
-   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fast01_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk01(7, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 1 (filter rows { 0, 2 }, cols { 1 }):
-   8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fast01_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk01(8, 0, g0, g2, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv01_2(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk01(2, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv01_3(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk01(3, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv01_4(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk01(4, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv01_5(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk01(5, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv01_6(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk01(6, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 7 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv01_7(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk01(7, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 8 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv01_8(const uint16_t *g0, const uint16_t *g2, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 6 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk01(8, 1, g0, g2, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -1984,14 +464,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0), s_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -2007,16 +487,16 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -2025,616 +505,141 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
 }
 
 /* Row phase 1, column phase 0 (filter rows { 1 }, cols { 0, 2 }):
-   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 8 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk10(const int PP, const int rc, const uint16_t *g1,
+                                          const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    if (!rc || (vm & 2u)) { /* filter row 1 */
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+      }
+    }
+    if (PP > 0) {
+      kv_st(o + c0, a0_0);
+    }
+    if (PP > 1) {
+      kv_st(o + 2 * C + c0, a1_0);
+    }
+    if (PP > 2) {
+      kv_st(o + 4 * C + c0, a2_0);
+    }
+    if (PP > 3) {
+      kv_st(o + 6 * C + c0, a3_0);
+    }
+    if (PP > 4) {
+      kv_st(o + 8 * C + c0, a4_0);
+    }
+    if (PP > 5) {
+      kv_st(o + 10 * C + c0, a5_0);
+    }
+    if (PP > 6) {
+      kv_st(o + 12 * C + c0, a6_0);
+    }
+    if (PP > 7) {
+      kv_st(o + 14 * C + c0, a7_0);
+    }
+  }
+}
+
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fast10_5(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk10(5, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 1, column phase 0 (filter rows { 1 }, cols { 0, 2 }):
-   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fast10_6(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk10(6, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 1, column phase 0 (filter rows { 1 }, cols { 0, 2 }):
-   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fast10_7(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk10(7, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 1, column phase 0 (filter rows { 1 }, cols { 0, 2 }):
-   8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fast10_8(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk10(8, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv10_2(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk10(2, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv10_3(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk10(3, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv10_4(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk10(4, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv10_5(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk10(5, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv10_6(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk10(6, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 7 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv10_7(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk10(7, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 8 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv10_8(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk10(8, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -2646,12 +651,12 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
-        const uint16_t *g = r1 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -2667,14 +672,14 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -2683,511 +688,129 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
 }
 
 /* Row phase 1, column phase 1 (filter rows { 1 }, cols { 1 }):
-   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 8 pixels o + j*2*C, channel vectors [c0, c1); g1.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_INLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk11(const int PP, const int rc, const uint16_t *g1,
+                                          const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    if (!rc || (vm & 2u)) { /* filter row 1 */
+      const uint16_t *fr = flt + 3 * CM + c0;
+      const kv_f f1_0 = kv_ld(fr + CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g1 + CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+      }
+    }
+    if (PP > 0) {
+      kv_st(o + c0, a0_0);
+    }
+    if (PP > 1) {
+      kv_st(o + 2 * C + c0, a1_0);
+    }
+    if (PP > 2) {
+      kv_st(o + 4 * C + c0, a2_0);
+    }
+    if (PP > 3) {
+      kv_st(o + 6 * C + c0, a3_0);
+    }
+    if (PP > 4) {
+      kv_st(o + 8 * C + c0, a4_0);
+    }
+    if (PP > 5) {
+      kv_st(o + 10 * C + c0, a5_0);
+    }
+    if (PP > 6) {
+      kv_st(o + 12 * C + c0, a6_0);
+    }
+    if (PP > 7) {
+      kv_st(o + 14 * C + c0, a7_0);
+    }
+  }
+}
+
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fast11_5(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk11(5, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 1, column phase 1 (filter rows { 1 }, cols { 1 }):
-   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fast11_6(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk11(6, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 1, column phase 1 (filter rows { 1 }, cols { 1 }):
-   7 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fast11_7(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk11(7, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 1, column phase 1 (filter rows { 1 }, cols { 1 }):
-   8 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g1.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fast11_8(const uint16_t *g1, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk11(8, 0, g1, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv11_2(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk11(2, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv11_3(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk11(3, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv11_4(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk11(4, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv11_5(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk11(5, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv11_6(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk11(6, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 7 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv11_7(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk11(7, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 8 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_fastv11_8(const uint16_t *g1, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 3 * CM + c0 * 1;
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 2 * C + c0, a1_0);
-    kv_st(o + 4 * C + c0, a2_0);
-    kv_st(o + 6 * C + c0, a3_0);
-    kv_st(o + 8 * C + c0, a4_0);
-    kv_st(o + 10 * C + c0, a5_0);
-    kv_st(o + 12 * C + c0, a6_0);
-    kv_st(o + 14 * C + c0, a7_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_blk11(8, 1, g1, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -3199,8 +822,8 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f s_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -3216,9 +839,9 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -3229,7 +852,7 @@ static kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_NOINLINE void kfg_dwbpi_bf16_nhw
 /* Output rows of phase 0: filter rows { 0, 2 }. */
 static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row0(const kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 8; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
@@ -3237,7 +860,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
+  const int64_t ty0 = iy + a->pad_top; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
@@ -3254,7 +877,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -3310,31 +933,31 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
         {
           kv_f s_0 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const uint16_t *g = r0 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r0 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
-              const uint16_t *g = r0 + (tx2 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r0 + (tx2 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const uint16_t *g = r2 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r2 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
-              const uint16_t *g = r2 + (tx2 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r2 + (tx2 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -3409,17 +1032,17 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
           if (v0) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
-              const uint16_t *g = r0 + (tx1 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r0 + (tx1 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v2) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
-              const uint16_t *g = r2 + (tx1 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r2 + (tx1 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -3432,7 +1055,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row0(const kfg_dwbpi_bf16_n
 /* Output rows of phase 1: filter rows { 1 }. */
 static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row1(const kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 8; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
@@ -3453,7 +1076,7 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row1(const kfg_dwbpi_bf16_n
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 2 ? 2u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
@@ -3509,17 +1132,17 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row1(const kfg_dwbpi_bf16_n
         {
           kv_f s_0 = kv_zero();
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
-              const uint16_t *g = r1 + (tx0 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r1 + (tx0 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0, m0, kv_zero()), s_0);
             }
             const int64_t tx2 = ix + PL - 2; /* ox * 2 */
             if (tx2 >= 0 && tx2 < OW * 2) {
-              const uint16_t *g = r1 + (tx2 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r1 + (tx2 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -3594,9 +1217,9 @@ static void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_row1(const kfg_dwbpi_bf16_n
           if (v1) {
             const int64_t tx1 = ix + PL - 1; /* ox * 2 */
             if (tx1 >= 0 && tx1 < OW * 2) {
-              const uint16_t *g = r1 + (tx1 / 2) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+              const uint16_t *g = r1 + (tx1 / 2) * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -3639,11 +1262,11 @@ void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2(const void *args, const kfi_par *p
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 74 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
-  x.x0[0] = ((0 - PL) % 2 + 2) % 2;
+  x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 2 - PL, hi = (OW - 1) * 2 + 0 - PL + 1;
+    const int64_t lo = 2 - PL, hi = (OW - 1) * 2 - PL + 1;
     x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 1) / 2;
     x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 1) / 2;
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];

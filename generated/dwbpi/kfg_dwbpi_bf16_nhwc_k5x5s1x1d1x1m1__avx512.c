@@ -14,58 +14,8 @@
 
 void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_scratch(const void *args);
-#if defined(__GNUC__)
-#define KV_FN static inline __attribute__((unused))
-#else
-#define KV_FN static inline
-#endif
-typedef __m512 kv_f;
-#define KV_W 16
-#define KV_HAS_STREAM 1
-KV_FN kv_f kv_zero(void) { return _mm512_setzero_ps(); }
-KV_FN kv_f kv_set1(float f) { return _mm512_set1_ps(f); }
-KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm512_add_ps(a, b); }
-KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm512_sub_ps(a, b); }
-KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm512_mul_ps(a, b); }
-KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return _mm512_fmadd_ps(a, b, c); }
-KV_FN kv_f kv_pair(kv_f a, kv_f b) {
-  const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  return _mm512_add_ps(_mm512_permutex2var_ps(a, ev, b), _mm512_permutex2var_ps(a, od, b));
-}
-KV_FN float kv_hsum(kv_f v) {
-  __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
-  __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
-  q = _mm_add_ss(q, _mm_movehdup_ps(q));
-  return _mm_cvtss_f32(q);
-}
-KV_FN __mmask16 kv_mask(int64_t n) { return (__mmask16)((1u << n) - 1u); }
-KV_FN kv_f kv_ldf(const float *p) { return _mm512_loadu_ps(p); }
-KV_FN void kv_stf(float *p, kv_f v) { _mm512_storeu_ps(p, v); }
-KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) { return _mm512_mask_loadu_ps(fill, kv_mask(n), p); }
-KV_FN void kv_stfn(float *p, kv_f v, int64_t n) { _mm512_mask_storeu_ps(p, kv_mask(n), v); }
-KV_FN void kv_sfence(void) { _mm_sfence(); }
-#define KV_VBYTES 32
-KV_FN kv_f kv_cvt_in(__m256i h) {
-  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-}
-/* Round to nearest even; NaN quieted (kfi_f32_to_bf16). */
-KV_FN __m256i kv_cvt_out(kv_f v) {
-  const __m512i x = _mm512_castps_si512(v);
-  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
-  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(x, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff))), 16);
-  const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-  r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(0x40)));
-  return _mm512_cvtepi32_epi16(r);
-}
-KV_FN kv_f kv_ld(const uint16_t *p) { return kv_cvt_in(_mm256_loadu_si256((const __m256i *)p)); }
-KV_FN void kv_st(uint16_t *p, kv_f v) { _mm256_storeu_si256((__m256i *)p, kv_cvt_out(v)); }
-KV_FN kv_f kv_ldn(const uint16_t *p, int64_t n, kv_f fill) {
-  return _mm512_mask_blend_ps(kv_mask(n), fill, kv_cvt_in(_mm256_maskz_loadu_epi16(kv_mask(n), p)));
-}
-KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) { _mm256_mask_storeu_epi16(p, kv_mask(n), kv_cvt_out(v)); }
-KV_FN void kv_stream(uint16_t *p, kv_f v) { _mm256_stream_si256((__m256i *)p, kv_cvt_out(v)); }
+#define KV_T KV_T_BF16
+#include "kfi_simd_avx512.h"
 
 typedef struct kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_ctx {
   const kfi_dwbpi_args *a;
@@ -84,3768 +34,520 @@ size_t kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_scratch(const void *args) {
 
 #if defined(__GNUC__)
 #define kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE __attribute__((noinline))
+#define kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_INLINE __attribute__((always_inline))
 #else
 #define kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE
+#define kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_INLINE
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4 }, cols { 0, 1, 2, 3, 4 }):
-   5 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 8 pixels o + j*1*C, channel vectors [c0, c1); g0.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(const int PP, const int rc, const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4,
+                                          const uint16_t *flt, uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 16) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    if (!rc || (vm & 1u)) { /* filter row 0 */
+      const uint16_t *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f3_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f3_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+    }
+    if (!rc || (vm & 2u)) { /* filter row 1 */
+      const uint16_t *fr = flt + 5 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f3_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f3_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+    }
+    if (!rc || (vm & 4u)) { /* filter row 2 */
+      const uint16_t *fr = flt + 10 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f3_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f3_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+    }
+    if (!rc || (vm & 8u)) { /* filter row 3 */
+      const uint16_t *fr = flt + 15 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f3_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f3_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+    }
+    if (!rc || (vm & 16u)) { /* filter row 4 */
+      const uint16_t *fr = flt + 20 * CM + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f3_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f3_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f4_0, a6_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f4_0, a5_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f4_0, a4_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + CM + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+      }
+    }
+    if (PP > 0) {
+      kv_st(o + c0, a0_0);
+    }
+    if (PP > 1) {
+      kv_st(o + C + c0, a1_0);
+    }
+    if (PP > 2) {
+      kv_st(o + 2 * C + c0, a2_0);
+    }
+    if (PP > 3) {
+      kv_st(o + 3 * C + c0, a3_0);
+    }
+    if (PP > 4) {
+      kv_st(o + 4 * C + c0, a4_0);
+    }
+    if (PP > 5) {
+      kv_st(o + 5 * C + c0, a5_0);
+    }
+    if (PP > 6) {
+      kv_st(o + 6 * C + c0, a6_0);
+    }
+    if (PP > 7) {
+      kv_st(o + 7 * C + c0, a7_0);
+    }
+  }
+}
+
 static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_fast00_5(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-    kv_st(o + 4 * C + c0, a4_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(5, 0, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4 }, cols { 0, 1, 2, 3, 4 }):
-   6 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_fast00_6(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-    kv_st(o + 4 * C + c0, a4_0);
-    kv_st(o + 5 * C + c0, a5_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(6, 0, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4 }, cols { 0, 1, 2, 3, 4 }):
-   7 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_fast00_7(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-    kv_st(o + 4 * C + c0, a4_0);
-    kv_st(o + 5 * C + c0, a5_0);
-    kv_st(o + 6 * C + c0, a6_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(7, 0, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4 }, cols { 0, 1, 2, 3, 4 }):
-   8 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_fast00_8(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-    kv_st(o + 4 * C + c0, a4_0);
-    kv_st(o + 5 * C + c0, a5_0);
-    kv_st(o + 6 * C + c0, a6_0);
-    kv_st(o + 7 * C + c0, a7_0);
-  }
+  kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(8, 0, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_fastv00_2(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(2, 1, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_fastv00_3(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(3, 1, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_fastv00_4(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(4, 1, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_fastv00_5(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-    kv_st(o + 4 * C + c0, a4_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(5, 1, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_fastv00_6(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-    kv_st(o + 4 * C + c0, a4_0);
-    kv_st(o + 5 * C + c0, a5_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(6, 1, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 7 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_fastv00_7(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-    kv_st(o + 4 * C + c0, a4_0);
-    kv_st(o + 5 * C + c0, a5_0);
-    kv_st(o + 6 * C + c0, a6_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(7, 1, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 8 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_fastv00_8(const uint16_t *g0, const uint16_t *g1, const uint16_t *g2, const uint16_t *g3, const uint16_t *g4, const uint16_t *flt,
-                                        uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 16) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const uint16_t *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const uint16_t *fr = flt + 5 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const uint16_t *fr = flt + 10 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const uint16_t *fr = flt + 15 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const uint16_t *fr = flt + 20 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-      }
-    }
-    kv_st(o + c0, a0_0);
-    kv_st(o + 1 * C + c0, a1_0);
-    kv_st(o + 2 * C + c0, a2_0);
-    kv_st(o + 3 * C + c0, a3_0);
-    kv_st(o + 4 * C + c0, a4_0);
-    kv_st(o + 5 * C + c0, a5_0);
-    kv_st(o + 6 * C + c0, a6_0);
-    kv_st(o + 7 * C + c0, a7_0);
-  }
+                                         uint16_t *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_blk00(8, 1, g0, g1, g2, g3, g4, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -3857,112 +559,112 @@ static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const uint16_t *g = r0 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r0 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r0 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r0 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0), s_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
-        const uint16_t *g = r1 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r1 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r1 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r1 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r1 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 9 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r1 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 9 * CM + c0), s_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
-        const uint16_t *g = r2 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 10 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 10 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r2 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 11 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 11 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r2 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 12 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 12 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r2 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 13 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 13 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r2 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 14 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r2 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 14 * CM + c0), s_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
-        const uint16_t *g = r3 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 15 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 15 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r3 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 16 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 16 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r3 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 17 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 17 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r3 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 18 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 18 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r3 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 19 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r3 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 19 * CM + c0), s_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
-        const uint16_t *g = r4 + (q + 4) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 20 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 4) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 20 * CM + c0), s_0);
       }
       if (cm & 2u) {
-        const uint16_t *g = r4 + (q + 3) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 21 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 3) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 21 * CM + c0), s_0);
       }
       if (cm & 4u) {
-        const uint16_t *g = r4 + (q + 2) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 22 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 2) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 22 * CM + c0), s_0);
       }
       if (cm & 8u) {
-        const uint16_t *g = r4 + (q + 1) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 23 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + (q + 1) * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 23 * CM + c0), s_0);
       }
       if (cm & 16u) {
-        const uint16_t *g = r4 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 24 * CM + c0 * 1 + 0), s_0);
+        const uint16_t *g = r4 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 24 * CM + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -3978,137 +680,137 @@ static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 9 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 9 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 10 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 10 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 11 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 11 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 12 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 12 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 13 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 13 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 14 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 14 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 15 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 15 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 16 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 16 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 17 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 17 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 18 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 18 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 19 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 19 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0), f, sb_0);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 20 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 20 * CM + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 21 * CM + c0 * 1 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 21 * CM + c0);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 22 * CM + c0 * 1 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 22 * CM + c0);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 23 * CM + c0 * 1 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 23 * CM + c0);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 24 * CM + c0 * 1 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 24 * CM + c0);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -4119,7 +821,7 @@ static kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_NOINLINE void kfg_dwbpi_bf16_n
 /* Output rows of phase 0: filter rows { 0, 1, 2, 3, 4 }. */
 static void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_row0(const kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 16; /* channels in whole vectors */
   const uint16_t *dy = (const uint16_t *)a->dy, *flt = (const uint16_t *)a->filter;
   uint16_t *d = (uint16_t *)a->dx + (b * a->h + iy) * W * C;
@@ -4127,25 +829,25 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_row0(const kfg_dwbpi_bf16
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
-  const int v0 = ty0 >= 0 && ty0 / 1 < OH;
-  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
+  const int64_t ty0 = iy + a->pad_top; /* oy */
+  const int v0 = ty0 >= 0 && ty0 < OH;
+  const uint16_t *r0 = dy + (b * OH + (v0 ? ty0 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
-  const int64_t ty1 = iy + a->pad_top - 1; /* oy * 1 */
-  const int v1 = ty1 >= 0 && ty1 / 1 < OH;
-  const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 / 1 : 0)) * OW * CM;
+  const int64_t ty1 = iy + a->pad_top - 1; /* oy */
+  const int v1 = ty1 >= 0 && ty1 < OH;
+  const uint16_t *r1 = dy + (b * OH + (v1 ? ty1 : 0)) * OW * CM;
   vm |= v1 ? 2u : 0u;
-  const int64_t ty2 = iy + a->pad_top - 2; /* oy * 1 */
-  const int v2 = ty2 >= 0 && ty2 / 1 < OH;
-  const uint16_t *r2 = dy + (b * OH + (v2 ? ty2 / 1 : 0)) * OW * CM;
+  const int64_t ty2 = iy + a->pad_top - 2; /* oy */
+  const int v2 = ty2 >= 0 && ty2 < OH;
+  const uint16_t *r2 = dy + (b * OH + (v2 ? ty2 : 0)) * OW * CM;
   vm |= v2 ? 4u : 0u;
-  const int64_t ty3 = iy + a->pad_top - 3; /* oy * 1 */
-  const int v3 = ty3 >= 0 && ty3 / 1 < OH;
-  const uint16_t *r3 = dy + (b * OH + (v3 ? ty3 / 1 : 0)) * OW * CM;
+  const int64_t ty3 = iy + a->pad_top - 3; /* oy */
+  const int v3 = ty3 >= 0 && ty3 < OH;
+  const uint16_t *r3 = dy + (b * OH + (v3 ? ty3 : 0)) * OW * CM;
   vm |= v3 ? 8u : 0u;
-  const int64_t ty4 = iy + a->pad_top - 4; /* oy * 1 */
-  const int v4 = ty4 >= 0 && ty4 / 1 < OH;
-  const uint16_t *r4 = dy + (b * OH + (v4 ? ty4 / 1 : 0)) * OW * CM;
+  const int64_t ty4 = iy + a->pad_top - 4; /* oy */
+  const int v4 = ty4 >= 0 && ty4 < OH;
+  const uint16_t *r4 = dy + (b * OH + (v4 ? ty4 : 0)) * OW * CM;
   vm |= v4 ? 16u : 0u;
   { /* column phase 0: filter cols { 0, 1, 2, 3, 4 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
@@ -4156,17 +858,17 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_row0(const kfg_dwbpi_bf16
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 1 ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 1 ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 1 ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 1 ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 1 ? 16u : 0u))
+#define kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW ? 16u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
-          const int64_t ia = x0 + k * 1, ib = x0 + kb * 1;
-          kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_pair00(r0, r1, r2, r3, r4, vm, (ia + PL - 4) / 1, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_CM(ia), d + ia * C,
-                      (ib + PL - 4) / 1, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
+          const int64_t ia = x0 + k, ib = x0 + kb;
+          kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_pair00(r0, r1, r2, r3, r4, vm, (ia + PL - 4), kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_CM(ia), d + ia * C,
+                      (ib + PL - 4), kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_CM(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
-          ix = x0 + k1 * 1;
-          kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_single00(r0, r1, r2, r3, r4, vm, (ix + PL - 4) / 1, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
+          ix = x0 + k1;
+          kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_single00(r0, r1, r2, r3, r4, vm, (ix + PL - 4), kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_CM(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
 #undef kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_CM
@@ -4176,9 +878,8 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_row0(const kfg_dwbpi_bf16
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-          const int64_t q0 = (x0 + k * 1 + PL - 4) / 1;
-          uint16_t *o = d + (x0 + k * 1) * C;
+          const int64_t q0 = (x0 + k + PL - 4);
+          uint16_t *o = d + (x0 + k) * C;
           if (all && wb > 4) {
             switch (wb) {
               case 5: kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_fast00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
@@ -4208,167 +909,167 @@ static void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_row0(const kfg_dwbpi_bf16
       const int m0 = rem;
       c0 = CV;
       for (k = 0; k < n; k++) {
-        ix = x0 + k * 1;
+        ix = x0 + k;
         {
           kv_f s_0 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r0 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r0 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r0 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r0 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r0 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r0 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r0 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r0 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r0 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r0 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r1 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r1 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r1 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r1 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r1 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r1 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r1 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r1 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r1 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 9 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r1 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r2 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 10 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r2 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r2 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 11 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r2 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r2 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 12 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r2 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r2 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 13 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r2 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r2 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 14 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r2 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v3) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r3 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 15 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r3 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r3 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 16 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r3 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r3 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 17 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r3 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r3 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 18 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r3 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r3 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 19 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r3 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           if (v4) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const uint16_t *g = r4 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 20 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const uint16_t *g = r4 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const uint16_t *g = r4 + (tx1 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 21 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const uint16_t *g = r4 + tx1 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const uint16_t *g = r4 + (tx2 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 22 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const uint16_t *g = r4 + tx2 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const uint16_t *g = r4 + (tx3 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 23 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const uint16_t *g = r4 + tx3 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0, m0, kv_zero()), s_0);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const uint16_t *g = r4 + (tx4 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 24 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const uint16_t *g = r4 + tx4 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -4407,13 +1108,13 @@ void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512(const void *args, const kfi_par 
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 186 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
-  x.x0[0] = ((0 - PL) % 1 + 1) % 1;
-  x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
+  x.x0[0] = 0;
+  x.n[0] = W;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 4 - PL, hi = (OW - 1) * 1 + 0 - PL + 1;
-    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 0) / 1;
-    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 0) / 1;
+    const int64_t lo = 4 - PL, hi = (OW - 1) - PL + 1;
+    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0]);
+    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0]);
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
     if (x.khi[0] > x.n[0]) x.khi[0] = x.n[0];
     if (x.khi[0] < x.klo[0]) x.khi[0] = x.klo[0];

@@ -8,11 +8,11 @@ size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_scratch(const void *args);
 
 size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_scratch(const void *args) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
-  return (size_t)(a->w * a->c + (49 + a->ow) * a->c * 1) * sizeof(float);
+  return (size_t)(a->w * a->c + (49 + a->ow) * a->c) * sizeof(float);
 }
 
 /* One filter tap (fy, fx) over one output row: r[ix*C + c] +=
-   sum_m dy[oy, ox, c*1 + m] * f[c*1 + m], ix = ox*1 + base. */
+   sum_m dy[oy, ox, c*dm + m] * f[c*dm + m] (dm = 1), ix = ox*sw + base (sw = 1). */
 #if defined(__GNUC__)
 __attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
 #endif
@@ -20,8 +20,8 @@ static void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_tap(float *restrict r, co
                           int64_t ox0, int64_t ox1, int64_t base, int64_t C) {
   int64_t ox, c;
   for (ox = ox0; ox < ox1; ox++) {
-    float *restrict rr = r + (ox * 1 + base) * C;
-    const float *restrict gg = g + ox * C * 1;
+    float *restrict rr = r + (ox + base) * C;
+    const float *restrict gg = g + ox * C;
     for (c = 0; c < C; c++) rr[c] += (gg[c]) * f[c];
   }
 }
@@ -30,44 +30,44 @@ void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args, const kfi_par 
   (void)par; /* the portable variant runs serially */
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
   const int64_t N = a->n, H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 1, WC = W * C;
+  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C, WC = W * C;
   const uint16_t *dy = (const uint16_t *)a->dy;
   uint16_t *dx = (uint16_t *)a->dx;
   float *row = (float *)a->scratch, *flt = row + WC, *grow = flt + 49 * CM;
   int64_t b, iy, i;
-  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*1 + base0 in [0, W) */
-  const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfi_floordiv(PL - 0 + 0, 1), x1_0 = kfi_floordiv(W - 1 + PL - 0, 1) + 1;
+  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox + base0 in [0, W) */
+  const int64_t base0 = -PL;
+  int64_t x0_0 = PL, x1_0 = W + PL;
   if (x0_0 < 0) x0_0 = 0;
   if (x1_0 > OW) x1_0 = OW;
-  /* tap column 1: ox in [x0_1, x1_1) lands on ix = ox*1 + base1 in [0, W) */
+  /* tap column 1: ox in [x0_1, x1_1) lands on ix = ox + base1 in [0, W) */
   const int64_t base1 = 1 - PL;
-  int64_t x0_1 = kfi_floordiv(PL - 1 + 0, 1), x1_1 = kfi_floordiv(W - 1 + PL - 1, 1) + 1;
+  int64_t x0_1 = PL - 1, x1_1 = W + PL - 1;
   if (x0_1 < 0) x0_1 = 0;
   if (x1_1 > OW) x1_1 = OW;
-  /* tap column 2: ox in [x0_2, x1_2) lands on ix = ox*1 + base2 in [0, W) */
+  /* tap column 2: ox in [x0_2, x1_2) lands on ix = ox + base2 in [0, W) */
   const int64_t base2 = 2 - PL;
-  int64_t x0_2 = kfi_floordiv(PL - 2 + 0, 1), x1_2 = kfi_floordiv(W - 1 + PL - 2, 1) + 1;
+  int64_t x0_2 = PL - 2, x1_2 = W + PL - 2;
   if (x0_2 < 0) x0_2 = 0;
   if (x1_2 > OW) x1_2 = OW;
-  /* tap column 3: ox in [x0_3, x1_3) lands on ix = ox*1 + base3 in [0, W) */
+  /* tap column 3: ox in [x0_3, x1_3) lands on ix = ox + base3 in [0, W) */
   const int64_t base3 = 3 - PL;
-  int64_t x0_3 = kfi_floordiv(PL - 3 + 0, 1), x1_3 = kfi_floordiv(W - 1 + PL - 3, 1) + 1;
+  int64_t x0_3 = PL - 3, x1_3 = W + PL - 3;
   if (x0_3 < 0) x0_3 = 0;
   if (x1_3 > OW) x1_3 = OW;
-  /* tap column 4: ox in [x0_4, x1_4) lands on ix = ox*1 + base4 in [0, W) */
+  /* tap column 4: ox in [x0_4, x1_4) lands on ix = ox + base4 in [0, W) */
   const int64_t base4 = 4 - PL;
-  int64_t x0_4 = kfi_floordiv(PL - 4 + 0, 1), x1_4 = kfi_floordiv(W - 1 + PL - 4, 1) + 1;
+  int64_t x0_4 = PL - 4, x1_4 = W + PL - 4;
   if (x0_4 < 0) x0_4 = 0;
   if (x1_4 > OW) x1_4 = OW;
-  /* tap column 5: ox in [x0_5, x1_5) lands on ix = ox*1 + base5 in [0, W) */
+  /* tap column 5: ox in [x0_5, x1_5) lands on ix = ox + base5 in [0, W) */
   const int64_t base5 = 5 - PL;
-  int64_t x0_5 = kfi_floordiv(PL - 5 + 0, 1), x1_5 = kfi_floordiv(W - 1 + PL - 5, 1) + 1;
+  int64_t x0_5 = PL - 5, x1_5 = W + PL - 5;
   if (x0_5 < 0) x0_5 = 0;
   if (x1_5 > OW) x1_5 = OW;
-  /* tap column 6: ox in [x0_6, x1_6) lands on ix = ox*1 + base6 in [0, W) */
+  /* tap column 6: ox in [x0_6, x1_6) lands on ix = ox + base6 in [0, W) */
   const int64_t base6 = 6 - PL;
-  int64_t x0_6 = kfi_floordiv(PL - 6 + 0, 1), x1_6 = kfi_floordiv(W - 1 + PL - 6, 1) + 1;
+  int64_t x0_6 = PL - 6, x1_6 = W + PL - 6;
   if (x0_6 < 0) x0_6 = 0;
   if (x1_6 > OW) x1_6 = OW;
   for (i = 0; i < 49 * CM; i++) flt[i] = kfi_ld_bf16(((const uint16_t *)a->filter)[i]);
@@ -77,13 +77,13 @@ void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args, const kfi_par 
       float *r = row;
       for (i = 0; i < WC; i++) r[i] = 0;
       {
-        const int64_t ty = iy + PT - 0; /* oy * 1 */
-        if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const uint16_t *gt = dy + (b * OH + ty / 1) * OW * CM;
+        const int64_t ty = iy + PT; /* oy */
+        if (ty >= 0 && ty < OH) {
+          const uint16_t *gt = dy + (b * OH + ty) * OW * CM;
           const float *g = grow;
           for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_bf16(gt[i]);
-          kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 0 * CM, x0_0, x1_0, base0, C);
-          kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 1 * CM, x0_1, x1_1, base1, C);
+          kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt, x0_0, x1_0, base0, C);
+          kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + CM, x0_1, x1_1, base1, C);
           kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 2 * CM, x0_2, x1_2, base2, C);
           kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 3 * CM, x0_3, x1_3, base3, C);
           kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 4 * CM, x0_4, x1_4, base4, C);
@@ -92,9 +92,9 @@ void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args, const kfi_par 
         }
       }
       {
-        const int64_t ty = iy + PT - 1; /* oy * 1 */
-        if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const uint16_t *gt = dy + (b * OH + ty / 1) * OW * CM;
+        const int64_t ty = iy + PT - 1; /* oy */
+        if (ty >= 0 && ty < OH) {
+          const uint16_t *gt = dy + (b * OH + ty) * OW * CM;
           const float *g = grow;
           for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_bf16(gt[i]);
           kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 7 * CM, x0_0, x1_0, base0, C);
@@ -107,9 +107,9 @@ void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args, const kfi_par 
         }
       }
       {
-        const int64_t ty = iy + PT - 2; /* oy * 1 */
-        if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const uint16_t *gt = dy + (b * OH + ty / 1) * OW * CM;
+        const int64_t ty = iy + PT - 2; /* oy */
+        if (ty >= 0 && ty < OH) {
+          const uint16_t *gt = dy + (b * OH + ty) * OW * CM;
           const float *g = grow;
           for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_bf16(gt[i]);
           kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 14 * CM, x0_0, x1_0, base0, C);
@@ -122,9 +122,9 @@ void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args, const kfi_par 
         }
       }
       {
-        const int64_t ty = iy + PT - 3; /* oy * 1 */
-        if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const uint16_t *gt = dy + (b * OH + ty / 1) * OW * CM;
+        const int64_t ty = iy + PT - 3; /* oy */
+        if (ty >= 0 && ty < OH) {
+          const uint16_t *gt = dy + (b * OH + ty) * OW * CM;
           const float *g = grow;
           for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_bf16(gt[i]);
           kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 21 * CM, x0_0, x1_0, base0, C);
@@ -137,9 +137,9 @@ void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args, const kfi_par 
         }
       }
       {
-        const int64_t ty = iy + PT - 4; /* oy * 1 */
-        if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const uint16_t *gt = dy + (b * OH + ty / 1) * OW * CM;
+        const int64_t ty = iy + PT - 4; /* oy */
+        if (ty >= 0 && ty < OH) {
+          const uint16_t *gt = dy + (b * OH + ty) * OW * CM;
           const float *g = grow;
           for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_bf16(gt[i]);
           kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 28 * CM, x0_0, x1_0, base0, C);
@@ -152,9 +152,9 @@ void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args, const kfi_par 
         }
       }
       {
-        const int64_t ty = iy + PT - 5; /* oy * 1 */
-        if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const uint16_t *gt = dy + (b * OH + ty / 1) * OW * CM;
+        const int64_t ty = iy + PT - 5; /* oy */
+        if (ty >= 0 && ty < OH) {
+          const uint16_t *gt = dy + (b * OH + ty) * OW * CM;
           const float *g = grow;
           for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_bf16(gt[i]);
           kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 35 * CM, x0_0, x1_0, base0, C);
@@ -167,9 +167,9 @@ void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar(const void *args, const kfi_par 
         }
       }
       {
-        const int64_t ty = iy + PT - 6; /* oy * 1 */
-        if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const uint16_t *gt = dy + (b * OH + ty / 1) * OW * CM;
+        const int64_t ty = iy + PT - 6; /* oy */
+        if (ty >= 0 && ty < OH) {
+          const uint16_t *gt = dy + (b * OH + ty) * OW * CM;
           const float *g = grow;
           for (i = 0; i < OW * CM; i++) grow[i] = kfi_ld_bf16(gt[i]);
           kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_tap(r, g, flt + 42 * CM, x0_0, x1_0, base0, C);

@@ -37,8 +37,8 @@ size_t kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar_scratch(const void *args) {
    rows are visited in increasing order: each is converted once a plane). */
 static const float *kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar_cv(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
                              int64_t OW, int64_t SL) {
-  const int64_t k = m * 1 + oy % 1;
-  float *r = ring + k * SL + 0;
+  const int64_t k = m;
+  float *r = ring + k * SL;
   if (tag[k] != oy) {
     const uint16_t *s = gp + (m * OH + oy) * OW;
     int64_t i;
@@ -153,7 +153,7 @@ static void kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar_task(void *ctx, size_t t) 
       const uint16_t *fp = flt + ch * 2;                     /* f[fy][fx][ch][m] at fp[(fy*1+fx)*CM + m] */
       (void)gp;
       for (i = 0; i < 1; i++) {
-        fl[i * 2 + 0] = kfi_ld_f16(fp[i * CM + 0]);
+        fl[i * 2] = kfi_ld_f16(fp[i * CM]);
         fl[i * 2 + 1] = kfi_ld_f16(fp[i * CM + 1]);
       }
       for (i = 0; i < 2; i++) tag[i] = -1;
@@ -166,8 +166,8 @@ static void kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar_task(void *ctx, size_t t) 
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
-          const float *g0_1 = v0 ? kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar_cv(ring, tag, gp, 1, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g0_1 = v0 ? kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar_cv(ring, tag, gp, 1, oy0, OH, OW, SL) : ring; /* missing: any readable row */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar_bd0(d, g0_0, g0_1, v0, fl, q, W, OW, PL);
           if (q < qhi) {

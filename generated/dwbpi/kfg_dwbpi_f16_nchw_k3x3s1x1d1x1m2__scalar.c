@@ -38,7 +38,7 @@ size_t kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_scratch(const void *args) {
 static const float *kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
                              int64_t OW, int64_t SL) {
   const int64_t k = m * 3 + oy % 3;
-  float *r = ring + k * SL + 0;
+  float *r = ring + k * SL;
   if (tag[k] != oy) {
     const uint16_t *s = gp + (m * OH + oy) * OW;
     int64_t i;
@@ -261,7 +261,7 @@ static void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_task(void *ctx, size_t t) 
       const uint16_t *fp = flt + ch * 2;                     /* f[fy][fx][ch][m] at fp[(fy*3+fx)*CM + m] */
       (void)gp;
       for (i = 0; i < 9; i++) {
-        fl[i * 2 + 0] = kfi_ld_f16(fp[i * CM + 0]);
+        fl[i * 2] = kfi_ld_f16(fp[i * CM]);
         fl[i * 2 + 1] = kfi_ld_f16(fp[i * CM + 1]);
       }
       for (i = 0; i < 6; i++) tag[i] = -1;
@@ -272,16 +272,16 @@ static void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_task(void *ctx, size_t t) 
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
-          const float *g0_1 = v0 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 1, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g0_1 = v0 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 1, oy0, OH, OW, SL) : ring; /* missing: any readable row */
           const int64_t oy1 = qy - 1;
           const int v1 = oy1 >= 0 && oy1 < OH;
-          const float *g1_0 = v1 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : ring + 0; /* missing: any readable row */
-          const float *g1_1 = v1 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 1, oy1, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g1_0 = v1 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g1_1 = v1 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 1, oy1, OH, OW, SL) : ring; /* missing: any readable row */
           const int64_t oy2 = qy - 2;
           const int v2 = oy2 >= 0 && oy2 < OH;
-          const float *g2_0 = v2 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : ring + 0; /* missing: any readable row */
-          const float *g2_1 = v2 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 1, oy2, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g2_0 = v2 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : ring; /* missing: any readable row */
+          const float *g2_1 = v2 ? kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_cv(ring, tag, gp, 1, oy2, OH, OW, SL) : ring; /* missing: any readable row */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_bd0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, fl, q, W, OW, PL);
           if (q < qhi) {
@@ -289,11 +289,11 @@ static void kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_task(void *ctx, size_t t) 
               kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_in0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, fl, q, qhi, PL);
             } else {
               float *r = row;
-              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) r[i] = 0;
+              for (i = q - PL; i < qhi - PL; i++) r[i] = 0;
               if (v0) kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_acc0(r, g0_0, g0_1, fl, q, qhi, PL);
               if (v1) kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_acc1(r, g1_0, g1_1, fl, q, qhi, PL);
               if (v2) kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_acc2(r, g2_0, g2_1, fl, q, qhi, PL);
-              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) d[i] = kfi_st_f16(r[i]);
+              for (i = q - PL; i < qhi - PL; i++) d[i] = kfi_st_f16(r[i]);
             }
             q = qhi;
           }

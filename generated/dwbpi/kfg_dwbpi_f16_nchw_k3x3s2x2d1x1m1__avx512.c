@@ -47,7 +47,7 @@ size_t kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_scratch(const void *args) {
 static const float *kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_cv(float *ring, int64_t *tag, const uint16_t *gp, int64_t m, int64_t oy, int64_t OH,
                              int64_t OW, int64_t SL) {
   const int64_t k = m * 2 + oy % 2;
-  float *r = ring + k * SL + 0;
+  float *r = ring + k * SL;
   if (tag[k] != oy) {
     const uint16_t *s = gp + (m * OH + oy) * OW;
     int64_t i;
@@ -373,7 +373,7 @@ static void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_bd1(uint16_t *d, const flo
 static void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_task(void *ctx, size_t t) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)ctx;
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 1;
+  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C;
   const uint16_t *dy = (const uint16_t *)a->dy;
   const uint16_t *flt = (const uint16_t *)a->filter;
   uint16_t *dx = (uint16_t *)a->dx;
@@ -396,11 +396,11 @@ static void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_task(void *ctx, size_t t) 
     b = pl / C;
     ch = pl % C;
     {
-      const uint16_t *gp = dy + (b * CM + ch * 1) * OH * OW; /* planes ch*1 .. ch*1+0 */
-      const uint16_t *fp = flt + ch * 1;                     /* f[fy][fx][ch][m] at fp[(fy*3+fx)*CM + m] */
+      const uint16_t *gp = dy + (b * CM + ch) * OH * OW; /* plane ch */
+      const uint16_t *fp = flt + ch;                     /* f[fy][fx][ch] at fp[(fy*3+fx)*CM] */
       (void)gp;
       for (i = 0; i < 9; i++) {
-        fl[i * 1 + 0] = kfi_ld_f16(fp[i * CM + 0]);
+        fl[i] = kfi_ld_f16(fp[i * CM]);
       }
       for (i = 0; i < 2; i++) tag[i] = -1;
       for (iy = 0; iy < H; iy++) {
@@ -412,10 +412,10 @@ static void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_task(void *ctx, size_t t) 
         {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
-          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g0_0 = v0 ? kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_cv(ring, tag, gp, 0, oy0, OH, OW, SL) : ring; /* missing: any readable row */
           const int64_t oy2 = qy - 1;
           const int v2 = oy2 >= 0 && oy2 < OH;
-          const float *g2_0 = v2 ? kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g2_0 = v2 ? kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_cv(ring, tag, gp, 0, oy2, OH, OW, SL) : ring; /* missing: any readable row */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_bd0(d, g0_0, g2_0, v0, v2, fl, q, W, OW, PL);
           if (q < qhi) {
@@ -437,7 +437,7 @@ static void kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_task(void *ctx, size_t t) 
         {
           const int64_t oy1 = qy;
           const int v1 = oy1 >= 0 && oy1 < OH;
-          const float *g1_0 = v1 ? kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : ring + 0; /* missing: any readable row */
+          const float *g1_0 = v1 ? kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_cv(ring, tag, gp, 0, oy1, OH, OW, SL) : ring; /* missing: any readable row */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_bd1(d, g1_0, v1, fl, q, W, OW, PL);
           if (q < qhi) {

@@ -424,8 +424,8 @@ static kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nchw_
 static kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_mb0_16(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict g5_0, const float *restrict g6_0, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(0 - q0, 16), hi0 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(OW - q0 + 0, 16);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(-q0, 16), hi0 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(OW - q0, 16);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
   const int lo1 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(1 - q0, 16), hi1 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(OW - q0 + 1, 16);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
@@ -656,7 +656,7 @@ static kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nchw_
   for (j = 0; j < 16; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     const int ok1 = mk[16 + j] != 0;
     const int ok2 = mk[32 + j] != 0;
     const int ok3 = mk[48 + j] != 0;
@@ -966,8 +966,8 @@ static kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nchw_
 static kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_mb0_8(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict g5_0, const float *restrict g6_0, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(0 - q0, 8), hi0 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(OW - q0 + 0, 8);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(-q0, 8), hi0 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(OW - q0, 8);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
   const int lo1 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(1 - q0, 8), hi1 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(OW - q0 + 1, 8);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
@@ -1198,7 +1198,7 @@ static kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nchw_
   for (j = 0; j < 8; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     const int ok1 = mk[8 + j] != 0;
     const int ok2 = mk[16 + j] != 0;
     const int ok3 = mk[24 + j] != 0;
@@ -1508,8 +1508,8 @@ static kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nchw_
 static kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_mb0_4(uint16_t *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, const float *restrict g5_0, const float *restrict g6_0, int v0, int v1, int v2, int v3, int v4, int v5, int v6,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(0 - q0, 4), hi0 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(OW - q0 + 0, 4);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(-q0, 4), hi0 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(OW - q0, 4);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
   const int lo1 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(1 - q0, 4), hi1 = kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_clampb(OW - q0 + 1, 4);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
@@ -1740,7 +1740,7 @@ static kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f16_nchw_
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     const int ok1 = mk[4 + j] != 0;
     const int ok2 = mk[8 + j] != 0;
     const int ok3 = mk[12 + j] != 0;
@@ -2339,7 +2339,7 @@ static void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_bd0(uint16_t *d, const flo
 static void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_task(void *ctx, size_t t) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)ctx;
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 1;
+  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C;
   const uint16_t *dy = (const uint16_t *)a->dy;
   const uint16_t *flt = (const uint16_t *)a->filter;
   uint16_t *dx = (uint16_t *)a->dx;
@@ -2361,14 +2361,14 @@ static void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_task(void *ctx, size_t t) 
     if (W >= 8) B = 8;
     if (W >= 16) B = 16;
     for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 0, r = W - B + PL + j - 0;
-      mL[0 * B + j] = l >= 0 && l < OW;
-      mR[0 * B + j] = r >= 0 && r < OW;
+      const int64_t l = PL + j, r = W - B + PL + j;
+      mL[j] = l >= 0 && l < OW;
+      mR[j] = r >= 0 && r < OW;
     }
     for (j = 0; j < B; j++) {
       const int64_t l = PL + j - 1, r = W - B + PL + j - 1;
-      mL[1 * B + j] = l >= 0 && l < OW;
-      mR[1 * B + j] = r >= 0 && r < OW;
+      mL[B + j] = l >= 0 && l < OW;
+      mR[B + j] = r >= 0 && r < OW;
     }
     for (j = 0; j < B; j++) {
       const int64_t l = PL + j - 2, r = W - B + PL + j - 2;
@@ -2406,11 +2406,11 @@ static void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_task(void *ctx, size_t t) 
     b = pl / C;
     ch = pl % C;
     {
-      const uint16_t *gp = dy + (b * CM + ch * 1) * OH * OW; /* planes ch*1 .. ch*1+0 */
-      const uint16_t *fp = flt + ch * 1;                     /* f[fy][fx][ch][m] at fp[(fy*7+fx)*CM + m] */
+      const uint16_t *gp = dy + (b * CM + ch) * OH * OW; /* plane ch */
+      const uint16_t *fp = flt + ch;                     /* f[fy][fx][ch] at fp[(fy*7+fx)*CM] */
       (void)gp;
       for (i = 0; i < 49; i++) {
-        fl[i * 1 + 0] = kfi_ld_f16(fp[i * CM + 0]);
+        fl[i] = kfi_ld_f16(fp[i * CM]);
       }
       for (i = 0; i < 7; i++) tag[i] = -1;
       for (iy = 0; iy < H; iy++) {
@@ -2455,7 +2455,7 @@ static void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_task(void *ctx, size_t t) 
               kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_in0(d, g0_0, g1_0, g2_0, g3_0, g4_0, g5_0, g6_0, fl, q, qhi, PL);
             } else {
               float *r = row;
-              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) r[i] = 0;
+              for (i = q - PL; i < qhi - PL; i++) r[i] = 0;
               if (v0) kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_acc0(r, g0_0, fl, q, qhi, PL);
               if (v1) kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_acc1(r, g1_0, fl, q, qhi, PL);
               if (v2) kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_acc2(r, g2_0, fl, q, qhi, PL);
@@ -2463,7 +2463,7 @@ static void kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_task(void *ctx, size_t t) 
               if (v4) kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_acc4(r, g4_0, fl, q, qhi, PL);
               if (v5) kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_acc5(r, g5_0, fl, q, qhi, PL);
               if (v6) kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_acc6(r, g6_0, fl, q, qhi, PL);
-              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) d[i] = kfi_st_f16(r[i]);
+              for (i = q - PL; i < qhi - PL; i++) d[i] = kfi_st_f16(r[i]);
             }
             q = qhi;
           }

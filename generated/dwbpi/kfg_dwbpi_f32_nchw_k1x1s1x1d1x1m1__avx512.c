@@ -113,8 +113,8 @@ static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nchw_
 static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_mb0_16(float *restrict d, const float *restrict g0_0, int v0,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_clampb(0 - q0, 16), hi0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_clampb(OW - q0 + 0, 16);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_clampb(-q0, 16), hi0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_clampb(OW - q0, 16);
   for (j = 0; j < 16; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -135,7 +135,7 @@ static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nchw_
   for (j = 0; j < 16; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     {
       const float p = f[0] * g0_0[q];
       s += ok0 && v0 ? p : 0;
@@ -199,8 +199,8 @@ static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nchw_
 static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_mb0_8(float *restrict d, const float *restrict g0_0, int v0,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_clampb(0 - q0, 8), hi0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_clampb(OW - q0 + 0, 8);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_clampb(-q0, 8), hi0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_clampb(OW - q0, 8);
   for (j = 0; j < 8; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -221,7 +221,7 @@ static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nchw_
   for (j = 0; j < 8; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     {
       const float p = f[0] * g0_0[q];
       s += ok0 && v0 ? p : 0;
@@ -285,8 +285,8 @@ static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nchw_
 static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_mb0_4(float *restrict d, const float *restrict g0_0, int v0,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_clampb(0 - q0, 4), hi0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_clampb(OW - q0 + 0, 4);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_clampb(-q0, 4), hi0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_clampb(OW - q0, 4);
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -307,7 +307,7 @@ static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_INLINE void kfg_dwbpi_f32_nchw_
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     {
       const float p = f[0] * g0_0[q];
       s += ok0 && v0 ? p : 0;
@@ -406,7 +406,7 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_flat16(float *restrict d, 
     }
     for (j = 0; j < 16; j++) {
       float s = 0;
-      const int ok0 = mt[0 + c0 + j] != 0;
+      const int ok0 = mt[c0 + j] != 0;
       {
         const float q = f[0] * kfi_ld_f32(dyb[o0_0 + p + j]);
         s += ok0 ? q : 0;
@@ -430,7 +430,7 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_flat8(float *restrict d, c
     }
     for (j = 0; j < 8; j++) {
       float s = 0;
-      const int ok0 = mt[0 + c0 + j] != 0;
+      const int ok0 = mt[c0 + j] != 0;
       {
         const float q = f[0] * kfi_ld_f32(dyb[o0_0 + p + j]);
         s += ok0 ? q : 0;
@@ -454,7 +454,7 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_flat4(float *restrict d, c
     }
     for (j = 0; j < 4; j++) {
       float s = 0;
-      const int ok0 = mt[0 + c0 + j] != 0;
+      const int ok0 = mt[c0 + j] != 0;
       {
         const float q = f[0] * kfi_ld_f32(dyb[o0_0 + p + j]);
         s += ok0 ? q : 0;
@@ -470,7 +470,7 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_flat4(float *restrict d, c
 static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_task(void *ctx, size_t t) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)ctx;
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 1;
+  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C;
   const float *dy = (const float *)a->dy;
   const float *flt = (const float *)a->filter;
   float *dx = (float *)a->dx;
@@ -490,9 +490,9 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_task(void *ctx, size_t t) 
     if (W >= 8) B = 8;
     if (W >= 16) B = 16;
     for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 0, r = W - B + PL + j - 0;
-      mL[0 * B + j] = l >= 0 && l < OW;
-      mR[0 * B + j] = r >= 0 && r < OW;
+      const int64_t l = PL + j, r = W - B + PL + j;
+      mL[j] = l >= 0 && l < OW;
+      mR[j] = r >= 0 && r < OW;
     }
   }
   /* flat form: usable iff OW = W <= 256 and pad_left >= 0; the block is
@@ -505,8 +505,8 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_task(void *ctx, size_t t) 
     if (W >= 8) FB = 8;
     if (W >= 16) FB = 16;
     for (k = 0; k < W + FB; k++) {
-      const int64_t x = (k < W ? k : k - W) + PL - 0;
-      mt[0 + k] = x >= 0 && x < OW;
+      const int64_t x = (k < W ? k : k - W) + PL;
+      mt[k] = x >= 0 && x < OW;
     }
   }
   if (qlo < 0) qlo = 0;
@@ -519,27 +519,27 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_task(void *ctx, size_t t) 
     b = pl / C;
     ch = pl % C;
     {
-      const float *gp = dy + (b * CM + ch * 1) * OH * OW; /* planes ch*1 .. ch*1+0 */
-      const float *fp = flt + ch * 1;                     /* f[fy][fx][ch][m] at fp[(fy*1+fx)*CM + m] */
+      const float *gp = dy + (b * CM + ch) * OH * OW; /* plane ch */
+      const float *fp = flt + ch;                     /* f[fy][fx][ch] at fp[(fy*1+fx)*CM] */
       (void)gp;
       for (i = 0; i < 1; i++) {
-        fl[i * 1 + 0] = kfi_ld_f32(fp[i * CM + 0]);
+        fl[i] = kfi_ld_f32(fp[i * CM]);
       }
       int64_t fa = 0, fb = 0; /* rows [fa, fb) done by the flat form */
       if (FB > 0) {
-        const int64_t base = b * CM * OH * OW + ch * 1 * OH * OW; /* the plane of m = 0 in dy */
+        const int64_t base = b * CM * OH * OW + ch * OH * OW; /* the plane of m = 0 in dy */
         fa = 0 - PT;
         fb = OH - PT;
         if (fa < 0) fa = 0;
         if (fb > H) fb = H;
         /* masked lanes read dy from 0 before the first row to PL past the last */
-        if (fb - fa > 0 && (fb - fa) * W >= FB && base >= 0 && base + 1 * OH * OW + PL <= ND) {
+        if (fb - fa > 0 && (fb - fa) * W >= FB && base >= 0 && base + OH * OW + PL <= ND) {
           if (FB == 16)
-            kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_flat16(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, fl, mt, fa * W, fb * W, W);
+            kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_flat16(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, fl, mt, fa * W, fb * W, W);
           else if (FB == 8)
-            kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_flat8(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, fl, mt, fa * W, fb * W, W);
+            kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_flat8(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, fl, mt, fa * W, fb * W, W);
           else if (FB == 4)
-            kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_flat4(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, fl, mt, fa * W, fb * W, W);
+            kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_flat4(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, fl, mt, fa * W, fb * W, W);
         } else {
           fa = fb = 0;
         }
@@ -569,7 +569,7 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_task(void *ctx, size_t t) 
               kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_in0(d, g0_0, fl, q, qhi, PL);
             } else {
               float *r = d;
-              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) r[i] = 0;
+              for (i = q - PL; i < qhi - PL; i++) r[i] = 0;
               if (v0) kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_acc0(r, g0_0, fl, q, qhi, PL);
             }
             q = qhi;

@@ -109,8 +109,8 @@ static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k1
 static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_mb0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, int v0,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_clampb(0 - q0, 8), hi0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_clampb(OW - q0 + 0, 8);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_clampb(-q0, 8), hi0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_clampb(OW - q0, 8);
   for (j = 0; j < 8; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -135,7 +135,7 @@ static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k1
   for (j = 0; j < 8; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     {
       const float p = f[0] * g0_0[q];
       s += ok0 && v0 ? p : 0;
@@ -204,8 +204,8 @@ static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k1
 static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_mb0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, int v0,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_clampb(0 - q0, 4), hi0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_clampb(OW - q0 + 0, 4);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_clampb(-q0, 4), hi0 = kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_clampb(OW - q0, 4);
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
     float s = 0;
@@ -230,7 +230,7 @@ static kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nchw_k1
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     {
       const float p = f[0] * g0_0[q];
       s += ok0 && v0 ? p : 0;
@@ -336,7 +336,7 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_flat8(float *restrict d, con
     }
     for (j = 0; j < 8; j++) {
       float s = 0;
-      const int ok0 = mt[0 + c0 + j] != 0;
+      const int ok0 = mt[c0 + j] != 0;
       {
         const float q = f[0] * kfi_ld_f32(dyb[o0_0 + p + j]);
         s += ok0 ? q : 0;
@@ -364,7 +364,7 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_flat4(float *restrict d, con
     }
     for (j = 0; j < 4; j++) {
       float s = 0;
-      const int ok0 = mt[0 + c0 + j] != 0;
+      const int ok0 = mt[c0 + j] != 0;
       {
         const float q = f[0] * kfi_ld_f32(dyb[o0_0 + p + j]);
         s += ok0 ? q : 0;
@@ -403,9 +403,9 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_task(void *ctx, size_t t) {
     if (W >= 4) B = 4;
     if (W >= 8) B = 8;
     for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 0, r = W - B + PL + j - 0;
-      mL[0 * B + j] = l >= 0 && l < OW;
-      mR[0 * B + j] = r >= 0 && r < OW;
+      const int64_t l = PL + j, r = W - B + PL + j;
+      mL[j] = l >= 0 && l < OW;
+      mR[j] = r >= 0 && r < OW;
     }
   }
   /* flat form: usable iff OW = W <= 256 and pad_left >= 0; the block is
@@ -417,8 +417,8 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_task(void *ctx, size_t t) {
     if (W >= 4) FB = 4;
     if (W >= 8) FB = 8;
     for (k = 0; k < W + FB; k++) {
-      const int64_t x = (k < W ? k : k - W) + PL - 0;
-      mt[0 + k] = x >= 0 && x < OW;
+      const int64_t x = (k < W ? k : k - W) + PL;
+      mt[k] = x >= 0 && x < OW;
     }
   }
   if (qlo < 0) qlo = 0;
@@ -435,7 +435,7 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_task(void *ctx, size_t t) {
       const float *fp = flt + ch * 2;                     /* f[fy][fx][ch][m] at fp[(fy*1+fx)*CM + m] */
       (void)gp;
       for (i = 0; i < 1; i++) {
-        fl[i * 2 + 0] = kfi_ld_f32(fp[i * CM + 0]);
+        fl[i * 2] = kfi_ld_f32(fp[i * CM]);
         fl[i * 2 + 1] = kfi_ld_f32(fp[i * CM + 1]);
       }
       int64_t fa = 0, fb = 0; /* rows [fa, fb) done by the flat form */
@@ -448,9 +448,9 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_task(void *ctx, size_t t) {
         /* masked lanes read dy from 0 before the first row to PL past the last */
         if (fb - fa > 0 && (fb - fa) * W >= FB && base >= 0 && base + 2 * OH * OW + PL <= ND) {
           if (FB == 8)
-            kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_flat8(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, base + 1 * OH * OW + (PT - 0) * W + PL, fl, mt, fa * W, fb * W, W);
+            kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_flat8(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, base + OH * OW + PT * W + PL, fl, mt, fa * W, fb * W, W);
           else if (FB == 4)
-            kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_flat4(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, base + 1 * OH * OW + (PT - 0) * W + PL, fl, mt, fa * W, fb * W, W);
+            kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_flat4(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, base + OH * OW + PT * W + PL, fl, mt, fa * W, fb * W, W);
         } else {
           fa = fb = 0;
         }
@@ -464,7 +464,7 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_task(void *ctx, size_t t) {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
           const float *g0_0 = gp + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
-          const float *g0_1 = gp + 1 * OH * OW + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
+          const float *g0_1 = gp + OH * OW + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
           if (PL >= 0 && W >= 4 && (g0_0 - dy) >= 0 && (g0_0 - dy) + W + PL <= ND && (g0_1 - dy) >= 0 && (g0_1 - dy) + W + PL <= ND) {
             if (W >= 8)
@@ -479,7 +479,7 @@ static void kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_task(void *ctx, size_t t) {
               kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_in0(d, g0_0, g0_1, fl, q, qhi, PL);
             } else {
               float *r = d;
-              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) r[i] = 0;
+              for (i = q - PL; i < qhi - PL; i++) r[i] = 0;
               if (v0) kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_acc0(r, g0_0, g0_1, fl, q, qhi, PL);
             }
             q = qhi;

@@ -166,7 +166,7 @@ static void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_task(void *ctx, size_t t) {
       const float *fp = flt + ch * 2;                     /* f[fy][fx][ch][m] at fp[(fy*1+fx)*CM + m] */
       (void)gp;
       for (i = 0; i < 1; i++) {
-        fl[i * 2 + 0] = kfi_ld_f32(fp[i * CM + 0]);
+        fl[i * 2] = kfi_ld_f32(fp[i * CM]);
         fl[i * 2 + 1] = kfi_ld_f32(fp[i * CM + 1]);
       }
       for (iy = 0; iy < H; iy++) {
@@ -179,7 +179,7 @@ static void kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_task(void *ctx, size_t t) {
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
           const float *g0_0 = gp + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
-          const float *g0_1 = gp + 1 * OH * OW + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
+          const float *g0_1 = gp + OH * OW + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_bd0(d, g0_0, g0_1, v0, fl, q, W, OW, PL);
           if (q < qhi) {

@@ -237,7 +237,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar_task(void *ctx, size_t t) 
       const float *fp = flt + ch * 2;                     /* f[fy][fx][ch][m] at fp[(fy*3+fx)*CM + m] */
       (void)gp;
       for (i = 0; i < 9; i++) {
-        fl[i * 2 + 0] = kfi_ld_f32(fp[i * CM + 0]);
+        fl[i * 2] = kfi_ld_f32(fp[i * CM]);
         fl[i * 2 + 1] = kfi_ld_f32(fp[i * CM + 1]);
       }
       for (iy = 0; iy < H; iy++) {
@@ -248,15 +248,15 @@ static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar_task(void *ctx, size_t t) 
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
           const float *g0_0 = gp + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
-          const float *g0_1 = gp + 1 * OH * OW + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
+          const float *g0_1 = gp + OH * OW + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy1 = qy - 1;
           const int v1 = oy1 >= 0 && oy1 < OH;
           const float *g1_0 = gp + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
-          const float *g1_1 = gp + 1 * OH * OW + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
+          const float *g1_1 = gp + OH * OW + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy2 = qy - 2;
           const int v2 = oy2 >= 0 && oy2 < OH;
           const float *g2_0 = gp + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
-          const float *g2_1 = gp + 1 * OH * OW + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
+          const float *g2_1 = gp + OH * OW + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar_bd0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, v0, v1, v2, fl, q, W, OW, PL);
           if (q < qhi) {
@@ -264,7 +264,7 @@ static void kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar_task(void *ctx, size_t t) 
               kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar_in0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, fl, q, qhi, PL);
             } else {
               float *r = d;
-              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) r[i] = 0;
+              for (i = q - PL; i < qhi - PL; i++) r[i] = 0;
               if (v0) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar_acc0(r, g0_0, g0_1, fl, q, qhi, PL);
               if (v1) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar_acc1(r, g1_0, g1_1, fl, q, qhi, PL);
               if (v2) kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar_acc2(r, g2_0, g2_1, fl, q, qhi, PL);

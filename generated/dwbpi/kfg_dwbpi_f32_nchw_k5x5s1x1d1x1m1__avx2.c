@@ -224,8 +224,8 @@ static kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nchw_k5
 static kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_mb0_8(float *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_clampb(0 - q0, 8), hi0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_clampb(OW - q0 + 0, 8);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_clampb(-q0, 8), hi0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_clampb(OW - q0, 8);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
   const int lo1 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_clampb(1 - q0, 8), hi1 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_clampb(OW - q0 + 1, 8);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
@@ -354,7 +354,7 @@ static kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nchw_k5
   for (j = 0; j < 8; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     const int ok1 = mk[8 + j] != 0;
     const int ok2 = mk[16 + j] != 0;
     const int ok3 = mk[24 + j] != 0;
@@ -542,8 +542,8 @@ static kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nchw_k5
 static kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_mb0_4(float *restrict d, const float *restrict g0_0, const float *restrict g1_0, const float *restrict g2_0, const float *restrict g3_0, const float *restrict g4_0, int v0, int v1, int v2, int v3, int v4,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_clampb(0 - q0, 4), hi0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_clampb(OW - q0 + 0, 4);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_clampb(-q0, 4), hi0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_clampb(OW - q0, 4);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
   const int lo1 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_clampb(1 - q0, 4), hi1 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_clampb(OW - q0 + 1, 4);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
@@ -672,7 +672,7 @@ static kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_INLINE void kfg_dwbpi_f32_nchw_k5
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     const int ok1 = mk[4 + j] != 0;
     const int ok2 = mk[8 + j] != 0;
     const int ok3 = mk[12 + j] != 0;
@@ -1043,7 +1043,7 @@ static void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_flat8(float *restrict d, con
     }
     for (j = 0; j < 8; j++) {
       float s = 0;
-      const int ok0 = mt[0 + c0 + j] != 0;
+      const int ok0 = mt[c0 + j] != 0;
       const int ok1 = mt[264 + c0 + j] != 0;
       const int ok2 = mt[528 + c0 + j] != 0;
       const int ok3 = mt[792 + c0 + j] != 0;
@@ -1167,7 +1167,7 @@ static void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_flat4(float *restrict d, con
     }
     for (j = 0; j < 4; j++) {
       float s = 0;
-      const int ok0 = mt[0 + c0 + j] != 0;
+      const int ok0 = mt[c0 + j] != 0;
       const int ok1 = mt[264 + c0 + j] != 0;
       const int ok2 = mt[528 + c0 + j] != 0;
       const int ok3 = mt[792 + c0 + j] != 0;
@@ -1283,7 +1283,7 @@ static void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_flat4(float *restrict d, con
 static void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)ctx;
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 1;
+  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C;
   const float *dy = (const float *)a->dy;
   const float *flt = (const float *)a->filter;
   float *dx = (float *)a->dx;
@@ -1302,14 +1302,14 @@ static void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
     if (W >= 4) B = 4;
     if (W >= 8) B = 8;
     for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 0, r = W - B + PL + j - 0;
-      mL[0 * B + j] = l >= 0 && l < OW;
-      mR[0 * B + j] = r >= 0 && r < OW;
+      const int64_t l = PL + j, r = W - B + PL + j;
+      mL[j] = l >= 0 && l < OW;
+      mR[j] = r >= 0 && r < OW;
     }
     for (j = 0; j < B; j++) {
       const int64_t l = PL + j - 1, r = W - B + PL + j - 1;
-      mL[1 * B + j] = l >= 0 && l < OW;
-      mR[1 * B + j] = r >= 0 && r < OW;
+      mL[B + j] = l >= 0 && l < OW;
+      mR[B + j] = r >= 0 && r < OW;
     }
     for (j = 0; j < B; j++) {
       const int64_t l = PL + j - 2, r = W - B + PL + j - 2;
@@ -1336,8 +1336,8 @@ static void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
     if (W >= 4) FB = 4;
     if (W >= 8) FB = 8;
     for (k = 0; k < W + FB; k++) {
-      const int64_t x = (k < W ? k : k - W) + PL - 0;
-      mt[0 + k] = x >= 0 && x < OW;
+      const int64_t x = (k < W ? k : k - W) + PL;
+      mt[k] = x >= 0 && x < OW;
     }
     for (k = 0; k < W + FB; k++) {
       const int64_t x = (k < W ? k : k - W) + PL - 1;
@@ -1366,25 +1366,25 @@ static void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
     b = pl / C;
     ch = pl % C;
     {
-      const float *gp = dy + (b * CM + ch * 1) * OH * OW; /* planes ch*1 .. ch*1+0 */
-      const float *fp = flt + ch * 1;                     /* f[fy][fx][ch][m] at fp[(fy*5+fx)*CM + m] */
+      const float *gp = dy + (b * CM + ch) * OH * OW; /* plane ch */
+      const float *fp = flt + ch;                     /* f[fy][fx][ch] at fp[(fy*5+fx)*CM] */
       (void)gp;
       for (i = 0; i < 25; i++) {
-        fl[i * 1 + 0] = kfi_ld_f32(fp[i * CM + 0]);
+        fl[i] = kfi_ld_f32(fp[i * CM]);
       }
       int64_t fa = 0, fb = 0; /* rows [fa, fb) done by the flat form */
       if (FB > 0) {
-        const int64_t base = b * CM * OH * OW + ch * 1 * OH * OW; /* the plane of m = 0 in dy */
+        const int64_t base = b * CM * OH * OW + ch * OH * OW; /* the plane of m = 0 in dy */
         fa = 4 - PT;
         fb = OH - PT;
         if (fa < 0) fa = 0;
         if (fb > H) fb = H;
         /* masked lanes read dy from 4 before the first row to PL past the last */
-        if (fb - fa > 0 && (fb - fa) * W >= FB && base >= 4 && base + 1 * OH * OW + PL <= ND) {
+        if (fb - fa > 0 && (fb - fa) * W >= FB && base >= 4 && base + OH * OW + PL <= ND) {
           if (FB == 8)
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_flat8(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, base + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + (PT - 4) * W + PL, fl, mt, fa * W, fb * W, W);
+            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_flat8(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, base + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + (PT - 4) * W + PL, fl, mt, fa * W, fb * W, W);
           else if (FB == 4)
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_flat4(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, base + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + (PT - 4) * W + PL, fl, mt, fa * W, fb * W, W);
+            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_flat4(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, base + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + (PT - 4) * W + PL, fl, mt, fa * W, fb * W, W);
         } else {
           fa = fb = 0;
         }
@@ -1424,7 +1424,7 @@ static void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_task(void *ctx, size_t t) {
               kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_in0(d, g0_0, g1_0, g2_0, g3_0, g4_0, fl, q, qhi, PL);
             } else {
               float *r = d;
-              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) r[i] = 0;
+              for (i = q - PL; i < qhi - PL; i++) r[i] = 0;
               if (v0) kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_acc0(r, g0_0, fl, q, qhi, PL);
               if (v1) kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_acc1(r, g1_0, fl, q, qhi, PL);
               if (v2) kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_acc2(r, g2_0, fl, q, qhi, PL);

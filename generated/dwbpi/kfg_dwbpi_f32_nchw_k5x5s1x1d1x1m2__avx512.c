@@ -407,8 +407,8 @@ static kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_
 static kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_mb0_16(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, int v0, int v1, int v2, int v3, int v4,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(0 - q0, 16), hi0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0 + 0, 16);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(-q0, 16), hi0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0, 16);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
   const int lo1 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(1 - q0, 16), hi1 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0 + 1, 16);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
@@ -637,7 +637,7 @@ static kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_
   for (j = 0; j < 16; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     const int ok1 = mk[16 + j] != 0;
     const int ok2 = mk[32 + j] != 0;
     const int ok3 = mk[48 + j] != 0;
@@ -950,8 +950,8 @@ static kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_
 static kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_mb0_8(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, int v0, int v1, int v2, int v3, int v4,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(0 - q0, 8), hi0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0 + 0, 8);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(-q0, 8), hi0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0, 8);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
   const int lo1 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(1 - q0, 8), hi1 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0 + 1, 8);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
@@ -1180,7 +1180,7 @@ static kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_
   for (j = 0; j < 8; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     const int ok1 = mk[8 + j] != 0;
     const int ok2 = mk[16 + j] != 0;
     const int ok3 = mk[24 + j] != 0;
@@ -1493,8 +1493,8 @@ static kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_
 static kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_mb0_4(float *restrict d, const float *restrict g0_0, const float *restrict g0_1, const float *restrict g1_0, const float *restrict g1_1, const float *restrict g2_0, const float *restrict g2_1, const float *restrict g3_0, const float *restrict g3_1, const float *restrict g4_0, const float *restrict g4_1, int v0, int v1, int v2, int v3, int v4,
                                      const float *restrict f, int64_t q0, int64_t OW, int64_t PL) {
   int j;
-  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j - 0 < OW */
-  const int lo0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(0 - q0, 4), hi0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0 + 0, 4);
+  /* filter column 0 exists in lanes j in [lo0, hi0): 0 <= q0 + j < OW */
+  const int lo0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(-q0, 4), hi0 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0, 4);
   /* filter column 1 exists in lanes j in [lo1, hi1): 0 <= q0 + j - 1 < OW */
   const int lo1 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(1 - q0, 4), hi1 = kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_clampb(OW - q0 + 1, 4);
   /* filter column 2 exists in lanes j in [lo2, hi2): 0 <= q0 + j - 2 < OW */
@@ -1723,7 +1723,7 @@ static kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_INLINE void kfg_dwbpi_f32_nchw_
   for (j = 0; j < 4; j++) {
     const int64_t q = q0 + j;
     float s = 0;
-    const int ok0 = mk[0 + j] != 0;
+    const int ok0 = mk[j] != 0;
     const int ok1 = mk[4 + j] != 0;
     const int ok2 = mk[8 + j] != 0;
     const int ok3 = mk[12 + j] != 0;
@@ -2269,7 +2269,7 @@ static void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_flat16(float *restrict d, 
     }
     for (j = 0; j < 16; j++) {
       float s = 0;
-      const int ok0 = mt[0 + c0 + j] != 0;
+      const int ok0 = mt[c0 + j] != 0;
       const int ok1 = mt[272 + c0 + j] != 0;
       const int ok2 = mt[544 + c0 + j] != 0;
       const int ok3 = mt[816 + c0 + j] != 0;
@@ -2493,7 +2493,7 @@ static void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_flat8(float *restrict d, c
     }
     for (j = 0; j < 8; j++) {
       float s = 0;
-      const int ok0 = mt[0 + c0 + j] != 0;
+      const int ok0 = mt[c0 + j] != 0;
       const int ok1 = mt[272 + c0 + j] != 0;
       const int ok2 = mt[544 + c0 + j] != 0;
       const int ok3 = mt[816 + c0 + j] != 0;
@@ -2717,7 +2717,7 @@ static void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_flat4(float *restrict d, c
     }
     for (j = 0; j < 4; j++) {
       float s = 0;
-      const int ok0 = mt[0 + c0 + j] != 0;
+      const int ok0 = mt[c0 + j] != 0;
       const int ok1 = mt[272 + c0 + j] != 0;
       const int ok2 = mt[544 + c0 + j] != 0;
       const int ok3 = mt[816 + c0 + j] != 0;
@@ -2953,14 +2953,14 @@ static void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_task(void *ctx, size_t t) 
     if (W >= 8) B = 8;
     if (W >= 16) B = 16;
     for (j = 0; j < B; j++) {
-      const int64_t l = PL + j - 0, r = W - B + PL + j - 0;
-      mL[0 * B + j] = l >= 0 && l < OW;
-      mR[0 * B + j] = r >= 0 && r < OW;
+      const int64_t l = PL + j, r = W - B + PL + j;
+      mL[j] = l >= 0 && l < OW;
+      mR[j] = r >= 0 && r < OW;
     }
     for (j = 0; j < B; j++) {
       const int64_t l = PL + j - 1, r = W - B + PL + j - 1;
-      mL[1 * B + j] = l >= 0 && l < OW;
-      mR[1 * B + j] = r >= 0 && r < OW;
+      mL[B + j] = l >= 0 && l < OW;
+      mR[B + j] = r >= 0 && r < OW;
     }
     for (j = 0; j < B; j++) {
       const int64_t l = PL + j - 2, r = W - B + PL + j - 2;
@@ -2988,8 +2988,8 @@ static void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_task(void *ctx, size_t t) 
     if (W >= 8) FB = 8;
     if (W >= 16) FB = 16;
     for (k = 0; k < W + FB; k++) {
-      const int64_t x = (k < W ? k : k - W) + PL - 0;
-      mt[0 + k] = x >= 0 && x < OW;
+      const int64_t x = (k < W ? k : k - W) + PL;
+      mt[k] = x >= 0 && x < OW;
     }
     for (k = 0; k < W + FB; k++) {
       const int64_t x = (k < W ? k : k - W) + PL - 1;
@@ -3022,7 +3022,7 @@ static void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_task(void *ctx, size_t t) 
       const float *fp = flt + ch * 2;                     /* f[fy][fx][ch][m] at fp[(fy*5+fx)*CM + m] */
       (void)gp;
       for (i = 0; i < 25; i++) {
-        fl[i * 2 + 0] = kfi_ld_f32(fp[i * CM + 0]);
+        fl[i * 2] = kfi_ld_f32(fp[i * CM]);
         fl[i * 2 + 1] = kfi_ld_f32(fp[i * CM + 1]);
       }
       int64_t fa = 0, fb = 0; /* rows [fa, fb) done by the flat form */
@@ -3035,11 +3035,11 @@ static void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_task(void *ctx, size_t t) 
         /* masked lanes read dy from 4 before the first row to PL past the last */
         if (fb - fa > 0 && (fb - fa) * W >= FB && base >= 4 && base + 2 * OH * OW + PL <= ND) {
           if (FB == 16)
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_flat16(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, base + 1 * OH * OW + (PT - 0) * W + PL, base + (PT - 1) * W + PL, base + 1 * OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + 1 * OH * OW + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + 1 * OH * OW + (PT - 3) * W + PL, base + (PT - 4) * W + PL, base + 1 * OH * OW + (PT - 4) * W + PL, fl, mt, fa * W, fb * W, W);
+            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_flat16(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, base + OH * OW + PT * W + PL, base + (PT - 1) * W + PL, base + OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + OH * OW + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + OH * OW + (PT - 3) * W + PL, base + (PT - 4) * W + PL, base + OH * OW + (PT - 4) * W + PL, fl, mt, fa * W, fb * W, W);
           else if (FB == 8)
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_flat8(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, base + 1 * OH * OW + (PT - 0) * W + PL, base + (PT - 1) * W + PL, base + 1 * OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + 1 * OH * OW + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + 1 * OH * OW + (PT - 3) * W + PL, base + (PT - 4) * W + PL, base + 1 * OH * OW + (PT - 4) * W + PL, fl, mt, fa * W, fb * W, W);
+            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_flat8(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, base + OH * OW + PT * W + PL, base + (PT - 1) * W + PL, base + OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + OH * OW + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + OH * OW + (PT - 3) * W + PL, base + (PT - 4) * W + PL, base + OH * OW + (PT - 4) * W + PL, fl, mt, fa * W, fb * W, W);
           else if (FB == 4)
-            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_flat4(dx + (b * C + ch) * H * W, dy, base + (PT - 0) * W + PL, base + 1 * OH * OW + (PT - 0) * W + PL, base + (PT - 1) * W + PL, base + 1 * OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + 1 * OH * OW + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + 1 * OH * OW + (PT - 3) * W + PL, base + (PT - 4) * W + PL, base + 1 * OH * OW + (PT - 4) * W + PL, fl, mt, fa * W, fb * W, W);
+            kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_flat4(dx + (b * C + ch) * H * W, dy, base + PT * W + PL, base + OH * OW + PT * W + PL, base + (PT - 1) * W + PL, base + OH * OW + (PT - 1) * W + PL, base + (PT - 2) * W + PL, base + OH * OW + (PT - 2) * W + PL, base + (PT - 3) * W + PL, base + OH * OW + (PT - 3) * W + PL, base + (PT - 4) * W + PL, base + OH * OW + (PT - 4) * W + PL, fl, mt, fa * W, fb * W, W);
         } else {
           fa = fb = 0;
         }
@@ -3053,23 +3053,23 @@ static void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_task(void *ctx, size_t t) 
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
           const float *g0_0 = gp + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
-          const float *g0_1 = gp + 1 * OH * OW + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
+          const float *g0_1 = gp + OH * OW + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy1 = qy - 1;
           const int v1 = oy1 >= 0 && oy1 < OH;
           const float *g1_0 = gp + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
-          const float *g1_1 = gp + 1 * OH * OW + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
+          const float *g1_1 = gp + OH * OW + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy2 = qy - 2;
           const int v2 = oy2 >= 0 && oy2 < OH;
           const float *g2_0 = gp + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
-          const float *g2_1 = gp + 1 * OH * OW + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
+          const float *g2_1 = gp + OH * OW + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy3 = qy - 3;
           const int v3 = oy3 >= 0 && oy3 < OH;
           const float *g3_0 = gp + (v3 ? oy3 : 0) * OW; /* missing: row 0, never added */
-          const float *g3_1 = gp + 1 * OH * OW + (v3 ? oy3 : 0) * OW; /* missing: row 0, never added */
+          const float *g3_1 = gp + OH * OW + (v3 ? oy3 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy4 = qy - 4;
           const int v4 = oy4 >= 0 && oy4 < OH;
           const float *g4_0 = gp + (v4 ? oy4 : 0) * OW; /* missing: row 0, never added */
-          const float *g4_1 = gp + 1 * OH * OW + (v4 ? oy4 : 0) * OW; /* missing: row 0, never added */
+          const float *g4_1 = gp + OH * OW + (v4 ? oy4 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
           if (PL >= 0 && W >= 4 && (g0_0 - dy) >= 4 && (g0_0 - dy) + W + PL <= ND && (g0_1 - dy) >= 4 && (g0_1 - dy) + W + PL <= ND && (g1_0 - dy) >= 4 && (g1_0 - dy) + W + PL <= ND && (g1_1 - dy) >= 4 && (g1_1 - dy) + W + PL <= ND && (g2_0 - dy) >= 4 && (g2_0 - dy) + W + PL <= ND && (g2_1 - dy) >= 4 && (g2_1 - dy) + W + PL <= ND && (g3_0 - dy) >= 4 && (g3_0 - dy) + W + PL <= ND && (g3_1 - dy) >= 4 && (g3_1 - dy) + W + PL <= ND && (g4_0 - dy) >= 4 && (g4_0 - dy) + W + PL <= ND && (g4_1 - dy) >= 4 && (g4_1 - dy) + W + PL <= ND) {
             if (W >= 16)
@@ -3086,7 +3086,7 @@ static void kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_task(void *ctx, size_t t) 
               kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_in0(d, g0_0, g0_1, g1_0, g1_1, g2_0, g2_1, g3_0, g3_1, g4_0, g4_1, fl, q, qhi, PL);
             } else {
               float *r = d;
-              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) r[i] = 0;
+              for (i = q - PL; i < qhi - PL; i++) r[i] = 0;
               if (v0) kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_acc0(r, g0_0, g0_1, fl, q, qhi, PL);
               if (v1) kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_acc1(r, g1_0, g1_1, fl, q, qhi, PL);
               if (v2) kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_acc2(r, g2_0, g2_1, fl, q, qhi, PL);

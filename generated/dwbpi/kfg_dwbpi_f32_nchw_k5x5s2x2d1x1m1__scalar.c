@@ -393,7 +393,7 @@ static void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_bd1(float *d, const float 
 static void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_task(void *ctx, size_t t) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)ctx;
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 1;
+  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C;
   const float *dy = (const float *)a->dy;
   const float *flt = (const float *)a->filter;
   float *dx = (float *)a->dx;
@@ -414,11 +414,11 @@ static void kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_task(void *ctx, size_t t) 
     b = pl / C;
     ch = pl % C;
     {
-      const float *gp = dy + (b * CM + ch * 1) * OH * OW; /* planes ch*1 .. ch*1+0 */
-      const float *fp = flt + ch * 1;                     /* f[fy][fx][ch][m] at fp[(fy*5+fx)*CM + m] */
+      const float *gp = dy + (b * CM + ch) * OH * OW; /* plane ch */
+      const float *fp = flt + ch;                     /* f[fy][fx][ch] at fp[(fy*5+fx)*CM] */
       (void)gp;
       for (i = 0; i < 25; i++) {
-        fl[i * 1 + 0] = kfi_ld_f32(fp[i * CM + 0]);
+        fl[i] = kfi_ld_f32(fp[i * CM]);
       }
       for (iy = 0; iy < H; iy++) {
         float *d = dx + ((b * C + ch) * H + iy) * W;

@@ -869,7 +869,7 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_task(void *ctx, size_t t) 
       const float *fp = flt + ch * 2;                     /* f[fy][fx][ch][m] at fp[(fy*7+fx)*CM + m] */
       (void)gp;
       for (i = 0; i < 49; i++) {
-        fl[i * 2 + 0] = kfi_ld_f32(fp[i * CM + 0]);
+        fl[i * 2] = kfi_ld_f32(fp[i * CM]);
         fl[i * 2 + 1] = kfi_ld_f32(fp[i * CM + 1]);
       }
       for (iy = 0; iy < H; iy++) {
@@ -882,19 +882,19 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_task(void *ctx, size_t t) 
           const int64_t oy0 = qy;
           const int v0 = oy0 >= 0 && oy0 < OH;
           const float *g0_0 = gp + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
-          const float *g0_1 = gp + 1 * OH * OW + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
+          const float *g0_1 = gp + OH * OW + (v0 ? oy0 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy2 = qy - 1;
           const int v2 = oy2 >= 0 && oy2 < OH;
           const float *g2_0 = gp + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
-          const float *g2_1 = gp + 1 * OH * OW + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
+          const float *g2_1 = gp + OH * OW + (v2 ? oy2 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy4 = qy - 2;
           const int v4 = oy4 >= 0 && oy4 < OH;
           const float *g4_0 = gp + (v4 ? oy4 : 0) * OW; /* missing: row 0, never added */
-          const float *g4_1 = gp + 1 * OH * OW + (v4 ? oy4 : 0) * OW; /* missing: row 0, never added */
+          const float *g4_1 = gp + OH * OW + (v4 ? oy4 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy6 = qy - 3;
           const int v6 = oy6 >= 0 && oy6 < OH;
           const float *g6_0 = gp + (v6 ? oy6 : 0) * OW; /* missing: row 0, never added */
-          const float *g6_1 = gp + 1 * OH * OW + (v6 ? oy6 : 0) * OW; /* missing: row 0, never added */
+          const float *g6_1 = gp + OH * OW + (v6 ? oy6 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_bd0(d, g0_0, g0_1, g2_0, g2_1, g4_0, g4_1, g6_0, g6_1, v0, v2, v4, v6, fl, q, W, OW, PL);
           if (q < qhi) {
@@ -918,15 +918,15 @@ static void kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_task(void *ctx, size_t t) 
           const int64_t oy1 = qy;
           const int v1 = oy1 >= 0 && oy1 < OH;
           const float *g1_0 = gp + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
-          const float *g1_1 = gp + 1 * OH * OW + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
+          const float *g1_1 = gp + OH * OW + (v1 ? oy1 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy3 = qy - 1;
           const int v3 = oy3 >= 0 && oy3 < OH;
           const float *g3_0 = gp + (v3 ? oy3 : 0) * OW; /* missing: row 0, never added */
-          const float *g3_1 = gp + 1 * OH * OW + (v3 ? oy3 : 0) * OW; /* missing: row 0, never added */
+          const float *g3_1 = gp + OH * OW + (v3 ? oy3 : 0) * OW; /* missing: row 0, never added */
           const int64_t oy5 = qy - 2;
           const int v5 = oy5 >= 0 && oy5 < OH;
           const float *g5_0 = gp + (v5 ? oy5 : 0) * OW; /* missing: row 0, never added */
-          const float *g5_1 = gp + 1 * OH * OW + (v5 ? oy5 : 0) * OW; /* missing: row 0, never added */
+          const float *g5_1 = gp + OH * OW + (v5 ? oy5 : 0) * OW; /* missing: row 0, never added */
           int64_t q = qs;
           for (; q < qe && q < qlo; q++) kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_bd1(d, g1_0, g1_1, g3_0, g3_1, g5_0, g5_1, v1, v3, v5, fl, q, W, OW, PL);
           if (q < qhi) {

@@ -8,58 +8,8 @@
 
 void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_scratch(const void *args);
-#if defined(__GNUC__)
-#define KV_FN static inline __attribute__((unused))
-#else
-#define KV_FN static inline
-#endif
-typedef float32x4_t kv_f;
-#define KV_W 4
-#define KV_HAS_STREAM 0
-KV_FN kv_f kv_zero(void) { return vdupq_n_f32(0.0f); }
-KV_FN kv_f kv_set1(float f) { return vdupq_n_f32(f); }
-KV_FN kv_f kv_add(kv_f a, kv_f b) { return vaddq_f32(a, b); }
-KV_FN kv_f kv_sub(kv_f a, kv_f b) { return vsubq_f32(a, b); }
-KV_FN kv_f kv_mul(kv_f a, kv_f b) { return vmulq_f32(a, b); }
-KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return vfmaq_f32(c, a, b); }
-KV_FN kv_f kv_pair(kv_f a, kv_f b) { return vpaddq_f32(a, b); }
-KV_FN float kv_hsum(kv_f v) {
-  float32x2_t h = vadd_f32(vget_low_f32(v), vget_high_f32(v));
-  return vget_lane_f32(vpadd_f32(h, h), 0);
-}
-KV_FN kv_f kv_ldf(const float *p) { return vld1q_f32(p); }
-KV_FN void kv_stf(float *p, kv_f v) { vst1q_f32(p, v); }
-KV_FN void kv_sfence(void) {}
-#define KV_VBYTES 16
-KV_FN kv_f kv_ld(const float *p) { return vld1q_f32(p); }
-KV_FN void kv_st(float *p, kv_f v) { vst1q_f32(p, v); }
-KV_FN void kv_stream(float *p, kv_f v) { kv_st(p, v); }
-KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = p[i];
-  return kv_ldf(t);
-}
-KV_FN void kv_stfn(float *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = t[i];
-}
-KV_FN kv_f kv_ldn(const float *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = kfi_ld_f32(p[i]);
-  return kv_ldf(t);
-}
-KV_FN void kv_stn(float *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = kfi_st_f32(t[i]);
-}
+#define KV_T KV_T_F32
+#include "kfi_simd_neon.h"
 
 typedef struct kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_ctx {
   const kfi_dwbpi_args *a;
@@ -78,577 +28,144 @@ size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_scratch(const void *args) {
 
 #if defined(__GNUC__)
 #define kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_NOINLINE __attribute__((noinline))
+#define kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_INLINE __attribute__((always_inline))
 #else
 #define kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_NOINLINE
+#define kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_INLINE
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   5 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 8 pixels o + j*1*C, channel vectors [c0, c1); g0.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_INLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_blk00(const int PP, const int rc, const float *g0,
+                                          const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    if (!rc || (vm & 1u)) { /* filter row 0 */
+      const float *fr = flt + c0;
+      const kv_f f0_0 = kv_ld(fr);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + CM + c0);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+    }
+    if (PP > 0) {
+      if (nt) kv_stream(o + c0, a0_0);
+      else kv_st(o + c0, a0_0);
+    }
+    if (PP > 1) {
+      if (nt) kv_stream(o + C + c0, a1_0);
+      else kv_st(o + C + c0, a1_0);
+    }
+    if (PP > 2) {
+      if (nt) kv_stream(o + 2 * C + c0, a2_0);
+      else kv_st(o + 2 * C + c0, a2_0);
+    }
+    if (PP > 3) {
+      if (nt) kv_stream(o + 3 * C + c0, a3_0);
+      else kv_st(o + 3 * C + c0, a3_0);
+    }
+    if (PP > 4) {
+      if (nt) kv_stream(o + 4 * C + c0, a4_0);
+      else kv_st(o + 4 * C + c0, a4_0);
+    }
+    if (PP > 5) {
+      if (nt) kv_stream(o + 5 * C + c0, a5_0);
+      else kv_st(o + 5 * C + c0, a5_0);
+    }
+    if (PP > 6) {
+      if (nt) kv_stream(o + 6 * C + c0, a6_0);
+      else kv_st(o + 6 * C + c0, a6_0);
+    }
+    if (PP > 7) {
+      if (nt) kv_stream(o + 7 * C + c0, a7_0);
+      else kv_st(o + 7 * C + c0, a7_0);
+    }
+  }
+}
+
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_fast00_5(const float *g0, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-    if (nt) kv_stream(o + 4 * C + c0, a4_0);
-    else kv_st(o + 4 * C + c0, a4_0);
-  }
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_blk00(5, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   6 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_fast00_6(const float *g0, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-    if (nt) kv_stream(o + 4 * C + c0, a4_0);
-    else kv_st(o + 4 * C + c0, a4_0);
-    if (nt) kv_stream(o + 5 * C + c0, a5_0);
-    else kv_st(o + 5 * C + c0, a5_0);
-  }
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_blk00(6, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   7 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_fast00_7(const float *g0, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-    if (nt) kv_stream(o + 4 * C + c0, a4_0);
-    else kv_st(o + 4 * C + c0, a4_0);
-    if (nt) kv_stream(o + 5 * C + c0, a5_0);
-    else kv_st(o + 5 * C + c0, a5_0);
-    if (nt) kv_stream(o + 6 * C + c0, a6_0);
-    else kv_st(o + 6 * C + c0, a6_0);
-  }
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_blk00(7, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   8 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_fast00_8(const float *g0, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-    if (nt) kv_stream(o + 4 * C + c0, a4_0);
-    else kv_st(o + 4 * C + c0, a4_0);
-    if (nt) kv_stream(o + 5 * C + c0, a5_0);
-    else kv_st(o + 5 * C + c0, a5_0);
-    if (nt) kv_stream(o + 6 * C + c0, a6_0);
-    else kv_st(o + 6 * C + c0, a6_0);
-    if (nt) kv_stream(o + 7 * C + c0, a7_0);
-    else kv_st(o + 7 * C + c0, a7_0);
-  }
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_blk00(8, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_fastv00_2(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_blk00(2, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_fastv00_3(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_blk00(3, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_fastv00_4(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_blk00(4, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_fastv00_5(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-    if (nt) kv_stream(o + 4 * C + c0, a4_0);
-    else kv_st(o + 4 * C + c0, a4_0);
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_blk00(5, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_fastv00_6(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-    if (nt) kv_stream(o + 4 * C + c0, a4_0);
-    else kv_st(o + 4 * C + c0, a4_0);
-    if (nt) kv_stream(o + 5 * C + c0, a5_0);
-    else kv_st(o + 5 * C + c0, a5_0);
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_blk00(6, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 7 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_fastv00_7(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-    if (nt) kv_stream(o + 4 * C + c0, a4_0);
-    else kv_st(o + 4 * C + c0, a4_0);
-    if (nt) kv_stream(o + 5 * C + c0, a5_0);
-    else kv_st(o + 5 * C + c0, a5_0);
-    if (nt) kv_stream(o + 6 * C + c0, a6_0);
-    else kv_st(o + 6 * C + c0, a6_0);
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_blk00(7, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 8 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_fastv00_8(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 1;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 1 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 1 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 1 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 1 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 1 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 1 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 1 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 1 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-    }
-    if (nt) kv_stream(o + c0, a0_0);
-    else kv_st(o + c0, a0_0);
-    if (nt) kv_stream(o + 1 * C + c0, a1_0);
-    else kv_st(o + 1 * C + c0, a1_0);
-    if (nt) kv_stream(o + 2 * C + c0, a2_0);
-    else kv_st(o + 2 * C + c0, a2_0);
-    if (nt) kv_stream(o + 3 * C + c0, a3_0);
-    else kv_st(o + 3 * C + c0, a3_0);
-    if (nt) kv_stream(o + 4 * C + c0, a4_0);
-    else kv_st(o + 4 * C + c0, a4_0);
-    if (nt) kv_stream(o + 5 * C + c0, a5_0);
-    else kv_st(o + 5 * C + c0, a5_0);
-    if (nt) kv_stream(o + 6 * C + c0, a6_0);
-    else kv_st(o + 6 * C + c0, a6_0);
-    if (nt) kv_stream(o + 7 * C + c0, a7_0);
-    else kv_st(o + 7 * C + c0, a7_0);
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_blk00(8, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -660,8 +177,8 @@ static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f s_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 1;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 1 + 0), s_0);
+        const float *g = r0 + q * CM + c0;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0), s_0);
       }
     }
     kv_st(o + c0, s_0);
@@ -677,9 +194,9 @@ static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_0 = kv_zero(), sb_0 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 1 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 1 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 1 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0), f, sb_0);
       }
     }
     kv_st(oa + c0, sa_0);
@@ -690,7 +207,7 @@ static kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
 /* Output rows of phase 0: filter rows { 0 }. */
 static void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_row0(const kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_ctx *x, int64_t b, int64_t iy) {
   const kfi_dwbpi_args *a = x->a;
-  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C * 1;
+  const int64_t W = a->w, C = a->c, OH = a->oh, OW = a->ow, PL = a->pad_left, CM = C;
   const int64_t CV = C - C % 4; /* channels in whole vectors */
   const float *dy = (const float *)a->dy, *flt = (const float *)a->filter;
   float *d = (float *)a->dx + (b * a->h + iy) * W * C;
@@ -698,9 +215,9 @@ static void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_row0(const kfg_dwbpi_f32_nhw
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
-  const int v0 = ty0 >= 0 && ty0 / 1 < OH;
-  const float *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
+  const int64_t ty0 = iy + a->pad_top; /* oy */
+  const int v0 = ty0 >= 0 && ty0 < OH;
+  const float *r0 = dy + (b * OH + (v0 ? ty0 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
   { /* column phase 0: filter cols { 0 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
@@ -711,17 +228,17 @@ static void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_row0(const kfg_dwbpi_f32_nhw
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 1 ? 1u : 0u))
+#define kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
-          const int64_t ia = x0 + k * 1, ib = x0 + kb * 1;
-          kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_pair00(r0, vm, (ia + PL - 0) / 1, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_CM(ia), d + ia * C,
-                      (ib + PL - 0) / 1, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_CM(ib), d + ib * C, flt, CM, cb, ce);
+          const int64_t ia = x0 + k, ib = x0 + kb;
+          kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_pair00(r0, vm, (ia + PL), kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_CM(ia), d + ia * C,
+                      (ib + PL), kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_CM(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
-          ix = x0 + k1 * 1;
-          kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_single00(r0, vm, (ix + PL - 0) / 1, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_CM(ix), flt, d + ix * C, CM, cb, ce);
+          ix = x0 + k1;
+          kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_single00(r0, vm, (ix + PL), kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_CM(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
 #undef kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_CM
@@ -731,9 +248,8 @@ static void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_row0(const kfg_dwbpi_f32_nhw
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-          const int64_t q0 = (x0 + k * 1 + PL - 0) / 1;
-          float *o = d + (x0 + k * 1) * C;
+          const int64_t q0 = (x0 + k + PL);
+          float *o = d + (x0 + k) * C;
           if (all && wb > 4) {
             switch (wb) {
               case 5: kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_fast00_5(r0 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
@@ -763,15 +279,15 @@ static void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_row0(const kfg_dwbpi_f32_nhw
       const int m0 = rem;
       c0 = CV;
       for (k = 0; k < n; k++) {
-        ix = x0 + k * 1;
+        ix = x0 + k;
         {
           kv_f s_0 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r0 + (tx0 / 1) * CM + c0 * 1;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 1 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r0 + tx0 * CM + c0;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0, m0, kv_zero()), s_0);
             }
           }
           kv_stn(d + ix * C + c0, s_0, rem);
@@ -811,13 +327,13 @@ void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon(const void *args, const kfi_par *pa
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 68 / 16 * 16;
   if (x.cc < 16) x.cc = 16;
-  x.x0[0] = ((0 - PL) % 1 + 1) % 1;
-  x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
+  x.x0[0] = 0;
+  x.n[0] = W;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 0 - PL, hi = (OW - 1) * 1 + 0 - PL + 1;
-    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 0) / 1;
-    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 0) / 1;
+    const int64_t lo = -PL, hi = (OW - 1) - PL + 1;
+    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0]);
+    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0]);
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
     if (x.khi[0] > x.n[0]) x.khi[0] = x.n[0];
     if (x.khi[0] < x.klo[0]) x.khi[0] = x.klo[0];

@@ -13,7 +13,7 @@ size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar_scratch(const void *args) {
 }
 
 /* One filter tap (fy, fx) over one output row: r[ix*C + c] +=
-   sum_m dy[oy, ox, c*2 + m] * f[c*2 + m], ix = ox*1 + base. */
+   sum_m dy[oy, ox, c*dm + m] * f[c*dm + m] (dm = 2), ix = ox*sw + base (sw = 1). */
 #if defined(__GNUC__)
 __attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
 #endif
@@ -21,9 +21,9 @@ static void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar_tap(float *restrict r, con
                           int64_t ox0, int64_t ox1, int64_t base, int64_t C) {
   int64_t ox, c;
   for (ox = ox0; ox < ox1; ox++) {
-    float *restrict rr = r + (ox * 1 + base) * C;
+    float *restrict rr = r + (ox + base) * C;
     const float *restrict gg = g + ox * C * 2;
-    for (c = 0; c < C; c++) rr[c] += kfi_ld_f32(gg[c * 2 + 0]) * f[c * 2 + 0] + kfi_ld_f32(gg[c * 2 + 1]) * f[c * 2 + 1];
+    for (c = 0; c < C; c++) rr[c] += kfi_ld_f32(gg[c * 2]) * f[c * 2] + kfi_ld_f32(gg[c * 2 + 1]) * f[c * 2 + 1];
   }
 }
 
@@ -36,9 +36,9 @@ void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar(const void *args, const kfi_par *
   float *dx = (float *)a->dx;
   const float *flt = (const float *)a->filter;
   int64_t b, iy, i;
-  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*1 + base0 in [0, W) */
-  const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfi_floordiv(PL - 0 + 0, 1), x1_0 = kfi_floordiv(W - 1 + PL - 0, 1) + 1;
+  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox + base0 in [0, W) */
+  const int64_t base0 = -PL;
+  int64_t x0_0 = PL, x1_0 = W + PL;
   if (x0_0 < 0) x0_0 = 0;
   if (x1_0 > OW) x1_0 = OW;
 
@@ -47,10 +47,10 @@ void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar(const void *args, const kfi_par *
       float *r = dx + (b * H + iy) * WC;
       for (i = 0; i < WC; i++) r[i] = 0;
       {
-        const int64_t ty = iy + PT - 0; /* oy * 1 */
-        if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const float *g = dy + (b * OH + ty / 1) * OW * CM;
-          kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar_tap(r, g, flt + 0 * CM, x0_0, x1_0, base0, C);
+        const int64_t ty = iy + PT; /* oy */
+        if (ty >= 0 && ty < OH) {
+          const float *g = dy + (b * OH + ty) * OW * CM;
+          kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar_tap(r, g, flt, x0_0, x1_0, base0, C);
         }
       }
     }

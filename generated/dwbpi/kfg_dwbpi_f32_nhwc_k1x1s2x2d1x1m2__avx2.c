@@ -14,63 +14,8 @@
 
 void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_scratch(const void *args);
-#if defined(__GNUC__)
-#define KV_FN static inline __attribute__((unused))
-#else
-#define KV_FN static inline
-#endif
-typedef __m256 kv_f;
-#define KV_W 8
-#define KV_HAS_STREAM 1
-KV_FN kv_f kv_zero(void) { return _mm256_setzero_ps(); }
-KV_FN kv_f kv_set1(float f) { return _mm256_set1_ps(f); }
-KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm256_add_ps(a, b); }
-KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm256_sub_ps(a, b); }
-KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm256_mul_ps(a, b); }
-KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return _mm256_fmadd_ps(a, b, c); }
-/* hadd works per 128-bit half: (a0+a1, a2+a3, b0+b1, b2+b3 | a4+a5, ...); the permute restores order */
-KV_FN kv_f kv_pair(kv_f a, kv_f b) {
-  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_hadd_ps(a, b)), 0xD8));
-}
-KV_FN float kv_hsum(kv_f v) {
-  __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
-  q = _mm_add_ss(q, _mm_movehdup_ps(q));
-  return _mm_cvtss_f32(q);
-}
-KV_FN kv_f kv_ldf(const float *p) { return _mm256_loadu_ps(p); }
-KV_FN void kv_stf(float *p, kv_f v) { _mm256_storeu_ps(p, v); }
-KV_FN void kv_sfence(void) { _mm_sfence(); }
-#define KV_VBYTES 32
-KV_FN kv_f kv_ld(const float *p) { return _mm256_loadu_ps(p); }
-KV_FN void kv_st(float *p, kv_f v) { _mm256_storeu_ps(p, v); }
-KV_FN void kv_stream(float *p, kv_f v) { _mm256_stream_ps(p, v); }
-KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = p[i];
-  return kv_ldf(t);
-}
-KV_FN void kv_stfn(float *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = t[i];
-}
-KV_FN kv_f kv_ldn(const float *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = kfi_ld_f32(p[i]);
-  return kv_ldf(t);
-}
-KV_FN void kv_stn(float *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = kfi_st_f32(t[i]);
-}
+#define KV_T KV_T_F32
+#include "kfi_simd_avx2.h"
 
 typedef struct kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_ctx {
   const kfi_dwbpi_args *a;
@@ -89,540 +34,145 @@ size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_scratch(const void *args) {
 
 #if defined(__GNUC__)
 #define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE __attribute__((noinline))
+#define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_INLINE __attribute__((always_inline))
 #else
 #define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE
+#define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_INLINE
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   4 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 6 pixels o + j*2*C, channel vectors [c0, c1); g0.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_INLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(const int PP, const int rc, const float *g0,
+                                          const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 8) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    if (!rc || (vm & 1u)) { /* filter row 0 */
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 8);
+      if (PP > 5) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
+        if (PP > 5) a5_1 = kv_fma(g, f0_1, a5_1);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
+        if (PP > 4) a4_1 = kv_fma(g, f0_1, a4_1);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
+        if (PP > 3) a3_1 = kv_fma(g, f0_1, a3_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
+        if (PP > 2) a2_1 = kv_fma(g, f0_1, a2_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 8);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+      }
+    }
+    if (PP > 0) {
+      if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+      else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    }
+    if (PP > 1) {
+      if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+      else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
+    }
+    if (PP > 2) {
+      if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+      else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
+    }
+    if (PP > 3) {
+      if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+      else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
+    }
+    if (PP > 4) {
+      if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+      else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
+    }
+    if (PP > 5) {
+      if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+      else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
+    }
+  }
+}
+
 static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_fast00_4(const float *g0, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-  }
+  kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(4, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   5 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_fast00_5(const float *g0, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a4_1 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
-    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
-  }
+  kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(5, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0 }, cols { 0 }):
-   6 pixels o + j*2*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_fast00_6(const float *g0, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a4_1 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a5_1 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
-    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
-    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
-    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
-  }
+  kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(6, 0, g0, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_fastv00_2(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(2, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_fastv00_3(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(3, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_fastv00_4(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(4, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_fastv00_5(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a4_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
-    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(5, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_fastv00_6(const float *g0, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 8) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a4_1 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a5_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 8);
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 8);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 8);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 8);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 8);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 8);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 8);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 6 * C + c0, kv_pair(a3_0, a3_1));
-    if (nt) kv_stream(o + 8 * C + c0, kv_pair(a4_0, a4_1));
-    else kv_st(o + 8 * C + c0, kv_pair(a4_0, a4_1));
-    if (nt) kv_stream(o + 10 * C + c0, kv_pair(a5_0, a5_1));
-    else kv_st(o + 10 * C + c0, kv_pair(a5_0, a5_1));
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_blk00(6, 1, g0, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -635,9 +185,9 @@ static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f s_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + 0 * CM + c0 * 2 + 8), s_1);
+        const float *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 8), kv_ld(flt + c0 * 2 + 8), s_1);
       }
     }
     kv_st(o + c0, kv_pair(s_0, s_1));
@@ -654,14 +204,14 @@ static kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 8);
-        if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 8), f, sa_1);
-        if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 8), f, sb_1);
+        const kv_f f = kv_ld(flt + c0 * 2 + 8);
+        if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 8), f, sa_1);
+        if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 8), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -680,7 +230,7 @@ static void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 2 */
+  const int64_t ty0 = iy + a->pad_top; /* oy * 2 */
   const int v0 = ty0 >= 0 && ty0 / 2 < OH;
   const float *r0 = dy + (b * OH + (v0 ? ty0 / 2 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
@@ -693,17 +243,17 @@ static void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 2 ? 1u : 0u))
+#define kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW * 2 ? 1u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
           const int64_t ia = x0 + k * 2, ib = x0 + kb * 2;
-          kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair00(r0, vm, (ia + PL - 0) / 2, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_CM(ia), d + ia * C,
-                      (ib + PL - 0) / 2, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_CM(ib), d + ib * C, flt, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_pair00(r0, vm, (ia + PL) / 2, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_CM(ia), d + ia * C,
+                      (ib + PL) / 2, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_CM(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
           ix = x0 + k1 * 2;
-          kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_single00(r0, vm, (ix + PL - 0) / 2, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_CM(ix), flt, d + ix * C, CM, cb, ce);
+          kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_single00(r0, vm, (ix + PL) / 2, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_CM(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
 #undef kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_CM
@@ -714,7 +264,7 @@ static void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
         for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
           /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 2) */
-          const int64_t q0 = (x0 + k * 2 + PL - 0) / 2;
+          const int64_t q0 = (x0 + k * 2 + PL) / 2;
           float *o = d + (x0 + k * 2) * C;
           if (all && wb > 3) {
             switch (wb) {
@@ -747,13 +297,13 @@ static void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_row0(const kfg_dwbpi_f32_nhw
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 2 */
+            const int64_t tx0 = ix + PL; /* ox * 2 */
             if (tx0 >= 0 && tx0 < OW * 2) {
               const float *g = r0 + (tx0 / 2) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 8, m1, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 8, m1, kv_zero()), s_1);
+                              kv_ldn(flt + c0 * 2 + 8, m1, kv_zero()), s_1);
             }
           }
           kv_stn(d + ix * C + c0, kv_pair(s_0, s_1), rem);
@@ -837,11 +387,11 @@ void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2(const void *args, const kfi_par *pa
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 92 / 16 * 16;
   if (x.cc < 16) x.cc = 16;
-  x.x0[0] = ((0 - PL) % 2 + 2) % 2;
+  x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 0 - PL, hi = (OW - 1) * 2 + 0 - PL + 1;
+    const int64_t lo = -PL, hi = (OW - 1) * 2 - PL + 1;
     x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 1) / 2;
     x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 1) / 2;
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];

@@ -13,7 +13,7 @@ size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar_scratch(const void *args) {
 }
 
 /* One filter tap (fy, fx) over one output row: r[ix*C + c] +=
-   sum_m dy[oy, ox, c*2 + m] * f[c*2 + m], ix = ox*2 + base. */
+   sum_m dy[oy, ox, c*dm + m] * f[c*dm + m] (dm = 2), ix = ox*sw + base (sw = 2). */
 #if defined(__GNUC__)
 __attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
 #endif
@@ -23,7 +23,7 @@ static void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar_tap(float *restrict r, con
   for (ox = ox0; ox < ox1; ox++) {
     float *restrict rr = r + (ox * 2 + base) * C;
     const float *restrict gg = g + ox * C * 2;
-    for (c = 0; c < C; c++) rr[c] += kfi_ld_f32(gg[c * 2 + 0]) * f[c * 2 + 0] + kfi_ld_f32(gg[c * 2 + 1]) * f[c * 2 + 1];
+    for (c = 0; c < C; c++) rr[c] += kfi_ld_f32(gg[c * 2]) * f[c * 2] + kfi_ld_f32(gg[c * 2 + 1]) * f[c * 2 + 1];
   }
 }
 
@@ -36,17 +36,17 @@ void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar(const void *args, const kfi_par *
   float *dx = (float *)a->dx;
   const float *flt = (const float *)a->filter;
   int64_t b, iy, i;
-  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*2 + base0 in [0, W) */
-  const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfi_floordiv(PL - 0 + 1, 2), x1_0 = kfi_floordiv(W - 1 + PL - 0, 2) + 1;
+  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox * 2 + base0 in [0, W) */
+  const int64_t base0 = -PL;
+  int64_t x0_0 = kfi_floordiv(PL + 1, 2), x1_0 = kfi_floordiv(W - 1 + PL, 2) + 1;
   if (x0_0 < 0) x0_0 = 0;
   if (x1_0 > OW) x1_0 = OW;
-  /* tap column 1: ox in [x0_1, x1_1) lands on ix = ox*2 + base1 in [0, W) */
+  /* tap column 1: ox in [x0_1, x1_1) lands on ix = ox * 2 + base1 in [0, W) */
   const int64_t base1 = 1 - PL;
   int64_t x0_1 = kfi_floordiv(PL - 1 + 1, 2), x1_1 = kfi_floordiv(W - 1 + PL - 1, 2) + 1;
   if (x0_1 < 0) x0_1 = 0;
   if (x1_1 > OW) x1_1 = OW;
-  /* tap column 2: ox in [x0_2, x1_2) lands on ix = ox*2 + base2 in [0, W) */
+  /* tap column 2: ox in [x0_2, x1_2) lands on ix = ox * 2 + base2 in [0, W) */
   const int64_t base2 = 2 - PL;
   int64_t x0_2 = kfi_floordiv(PL - 2 + 1, 2), x1_2 = kfi_floordiv(W - 1 + PL - 2, 2) + 1;
   if (x0_2 < 0) x0_2 = 0;
@@ -57,11 +57,11 @@ void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar(const void *args, const kfi_par *
       float *r = dx + (b * H + iy) * WC;
       for (i = 0; i < WC; i++) r[i] = 0;
       {
-        const int64_t ty = iy + PT - 0; /* oy * 2 */
+        const int64_t ty = iy + PT; /* oy * 2 */
         if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
           const float *g = dy + (b * OH + ty / 2) * OW * CM;
-          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar_tap(r, g, flt + 0 * CM, x0_0, x1_0, base0, C);
-          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar_tap(r, g, flt + 1 * CM, x0_1, x1_1, base1, C);
+          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar_tap(r, g, flt, x0_0, x1_0, base0, C);
+          kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar_tap(r, g, flt + CM, x0_1, x1_1, base1, C);
           kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar_tap(r, g, flt + 2 * CM, x0_2, x1_2, base2, C);
         }
       }

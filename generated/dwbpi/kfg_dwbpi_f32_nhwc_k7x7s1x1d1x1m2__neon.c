@@ -8,58 +8,8 @@
 
 void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_scratch(const void *args);
-#if defined(__GNUC__)
-#define KV_FN static inline __attribute__((unused))
-#else
-#define KV_FN static inline
-#endif
-typedef float32x4_t kv_f;
-#define KV_W 4
-#define KV_HAS_STREAM 0
-KV_FN kv_f kv_zero(void) { return vdupq_n_f32(0.0f); }
-KV_FN kv_f kv_set1(float f) { return vdupq_n_f32(f); }
-KV_FN kv_f kv_add(kv_f a, kv_f b) { return vaddq_f32(a, b); }
-KV_FN kv_f kv_sub(kv_f a, kv_f b) { return vsubq_f32(a, b); }
-KV_FN kv_f kv_mul(kv_f a, kv_f b) { return vmulq_f32(a, b); }
-KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return vfmaq_f32(c, a, b); }
-KV_FN kv_f kv_pair(kv_f a, kv_f b) { return vpaddq_f32(a, b); }
-KV_FN float kv_hsum(kv_f v) {
-  float32x2_t h = vadd_f32(vget_low_f32(v), vget_high_f32(v));
-  return vget_lane_f32(vpadd_f32(h, h), 0);
-}
-KV_FN kv_f kv_ldf(const float *p) { return vld1q_f32(p); }
-KV_FN void kv_stf(float *p, kv_f v) { vst1q_f32(p, v); }
-KV_FN void kv_sfence(void) {}
-#define KV_VBYTES 16
-KV_FN kv_f kv_ld(const float *p) { return vld1q_f32(p); }
-KV_FN void kv_st(float *p, kv_f v) { vst1q_f32(p, v); }
-KV_FN void kv_stream(float *p, kv_f v) { kv_st(p, v); }
-KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = p[i];
-  return kv_ldf(t);
-}
-KV_FN void kv_stfn(float *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = t[i];
-}
-KV_FN kv_f kv_ldn(const float *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = kfi_ld_f32(p[i]);
-  return kv_ldf(t);
-}
-KV_FN void kv_stn(float *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = kfi_st_f32(t[i]);
-}
+#define KV_T KV_T_F32
+#include "kfi_simd_neon.h"
 
 typedef struct kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_ctx {
   const kfi_dwbpi_args *a;
@@ -78,12971 +28,1607 @@ size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_scratch(const void *args) {
 
 #if defined(__GNUC__)
 #define kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE __attribute__((noinline))
+#define kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_INLINE __attribute__((always_inline))
 #else
 #define kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE
+#define kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_INLINE
 #endif
 
 /* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
-   5 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
+   PP <= 8 pixels o + j*1*C, channel vectors [c0, c1); g0.. point at dy column 0
+   of the block in each filter row; with rc, filter row fy exists iff bit fy of vm
+   is set, else every tap is present. PP and rc are constants at every call. */
+static inline kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_INLINE void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_blk00(const int PP, const int rc, const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *g5, const float *g6,
+                                          const float *flt, float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1,
+                                          int nt, unsigned vm) {
+  (void)nt, (void)rc, (void)vm;
+  for (; c0 < c1; c0 += 4) {
+    kv_f a0_0 = kv_zero();
+    kv_f a0_1 = kv_zero();
+    kv_f a1_0 = kv_zero();
+    kv_f a1_1 = kv_zero();
+    kv_f a2_0 = kv_zero();
+    kv_f a2_1 = kv_zero();
+    kv_f a3_0 = kv_zero();
+    kv_f a3_1 = kv_zero();
+    kv_f a4_0 = kv_zero();
+    kv_f a4_1 = kv_zero();
+    kv_f a5_0 = kv_zero();
+    kv_f a5_1 = kv_zero();
+    kv_f a6_0 = kv_zero();
+    kv_f a6_1 = kv_zero();
+    kv_f a7_0 = kv_zero();
+    kv_f a7_1 = kv_zero();
+    if (!rc || (vm & 1u)) { /* filter row 0 */
+      const float *fr = flt + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 7) {
+        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2 + 4);
+        if (PP > 7) a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 4);
+        if (PP > 6) a6_1 = kv_fma(g, f0_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 4);
+        if (PP > 5) a5_1 = kv_fma(g, f0_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f1_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 4);
+        if (PP > 4) a4_1 = kv_fma(g, f0_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f1_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f2_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f3_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
+        if (PP > 3) a3_1 = kv_fma(g, f0_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f1_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f2_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f3_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f3_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f4_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
+        if (PP > 2) a2_1 = kv_fma(g, f0_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f1_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f2_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f3_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f4_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f4_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f5_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f1_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f2_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f3_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f4_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f5_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f4_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f5_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f2_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f3_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f4_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f5_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f5_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f3_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f4_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f5_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f5_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f3_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f4_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f5_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f5_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f3_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f4_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f5_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f5_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f4_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f5_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f5_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f5_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 2u)) { /* filter row 1 */
+      const float *fr = flt + 7 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 7) {
+        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2 + 4);
+        if (PP > 7) a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 4);
+        if (PP > 6) a6_1 = kv_fma(g, f0_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 4);
+        if (PP > 5) a5_1 = kv_fma(g, f0_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f1_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 4);
+        if (PP > 4) a4_1 = kv_fma(g, f0_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f1_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f2_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f3_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
+        if (PP > 3) a3_1 = kv_fma(g, f0_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f1_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f2_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f3_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f3_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f4_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
+        if (PP > 2) a2_1 = kv_fma(g, f0_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f1_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f2_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f3_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f4_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f4_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f5_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f1_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f2_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f3_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f4_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f5_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f4_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f5_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f2_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f3_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f4_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f5_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f5_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f3_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f4_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f5_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f5_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f3_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f4_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f5_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f5_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f3_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f4_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f5_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f5_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f4_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f5_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f5_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f5_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 4u)) { /* filter row 2 */
+      const float *fr = flt + 14 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 7) {
+        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2 + 4);
+        if (PP > 7) a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 4);
+        if (PP > 6) a6_1 = kv_fma(g, f0_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 4);
+        if (PP > 5) a5_1 = kv_fma(g, f0_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f1_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 4);
+        if (PP > 4) a4_1 = kv_fma(g, f0_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f1_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f2_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f3_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
+        if (PP > 3) a3_1 = kv_fma(g, f0_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f1_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f2_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f3_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f3_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f4_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
+        if (PP > 2) a2_1 = kv_fma(g, f0_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f1_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f2_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f3_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f4_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f4_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f5_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f1_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f2_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f3_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f4_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f5_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f4_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f5_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f2_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f3_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f4_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f5_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f5_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f3_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f4_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f5_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f5_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f3_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f4_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f5_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f5_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f3_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f4_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f5_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f5_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f4_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f5_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f5_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f5_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 8u)) { /* filter row 3 */
+      const float *fr = flt + 21 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 7) {
+        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2 + 4);
+        if (PP > 7) a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 4);
+        if (PP > 6) a6_1 = kv_fma(g, f0_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 4);
+        if (PP > 5) a5_1 = kv_fma(g, f0_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f1_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 4);
+        if (PP > 4) a4_1 = kv_fma(g, f0_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f1_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f2_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f3_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
+        if (PP > 3) a3_1 = kv_fma(g, f0_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f1_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f2_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f3_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f3_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f4_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
+        if (PP > 2) a2_1 = kv_fma(g, f0_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f1_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f2_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f3_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f4_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f4_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f5_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f1_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f2_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f3_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f4_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f5_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f4_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f5_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f2_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f3_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f4_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f5_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f5_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f3_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f4_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f5_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f5_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f3_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f4_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f5_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f5_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f3_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f4_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f5_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f5_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f4_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f5_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f5_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f5_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 16u)) { /* filter row 4 */
+      const float *fr = flt + 28 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 7) {
+        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2 + 4);
+        if (PP > 7) a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 4);
+        if (PP > 6) a6_1 = kv_fma(g, f0_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 4);
+        if (PP > 5) a5_1 = kv_fma(g, f0_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f1_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 4);
+        if (PP > 4) a4_1 = kv_fma(g, f0_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f1_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f2_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f3_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
+        if (PP > 3) a3_1 = kv_fma(g, f0_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f1_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f2_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f3_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f3_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f4_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
+        if (PP > 2) a2_1 = kv_fma(g, f0_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f1_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f2_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f3_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f4_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f4_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f5_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f1_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f2_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f3_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f4_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f5_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f4_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f5_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f2_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f3_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f4_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f5_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f5_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f3_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f4_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f5_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f5_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f3_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f4_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f5_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f5_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f3_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f4_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f5_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f5_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f4_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f5_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f5_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f5_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 32u)) { /* filter row 5 */
+      const float *fr = flt + 35 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 7) {
+        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2 + 4);
+        if (PP > 7) a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 4);
+        if (PP > 6) a6_1 = kv_fma(g, f0_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 4);
+        if (PP > 5) a5_1 = kv_fma(g, f0_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f1_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 4);
+        if (PP > 4) a4_1 = kv_fma(g, f0_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f1_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f2_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f3_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 4);
+        if (PP > 3) a3_1 = kv_fma(g, f0_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f1_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f2_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f3_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f3_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f4_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
+        if (PP > 2) a2_1 = kv_fma(g, f0_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f1_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f2_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f3_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f4_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f4_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f5_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f1_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f2_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f3_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f4_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f5_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f4_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f5_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f2_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f3_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f4_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f5_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f5_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f3_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f4_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f5_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f5_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f3_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f4_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f5_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f5_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f3_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f4_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f5_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f5_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f4_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f5_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g5 + CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f5_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g5 + CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f5_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g5 + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (!rc || (vm & 64u)) { /* filter row 6 */
+      const float *fr = flt + 42 * CM + c0 * 2;
+      const kv_f f0_0 = kv_ld(fr);
+      const kv_f f0_1 = kv_ld(fr + 4);
+      const kv_f f1_0 = kv_ld(fr + CM);
+      const kv_f f1_1 = kv_ld(fr + CM + 4);
+      const kv_f f2_0 = kv_ld(fr + 2 * CM);
+      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
+      const kv_f f3_0 = kv_ld(fr + 3 * CM);
+      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
+      const kv_f f4_0 = kv_ld(fr + 4 * CM);
+      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
+      const kv_f f5_0 = kv_ld(fr + 5 * CM);
+      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
+      const kv_f f6_0 = kv_ld(fr + 6 * CM);
+      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
+      if (PP > 7) {
+        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2);
+        if (PP > 7) a7_0 = kv_fma(g, f0_0, a7_0);
+      }
+      if (PP > 7) {
+        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2 + 4);
+        if (PP > 7) a7_1 = kv_fma(g, f0_1, a7_1);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2);
+        if (PP > 6) a6_0 = kv_fma(g, f0_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f1_0, a7_0);
+      }
+      if (PP > 6) {
+        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 4);
+        if (PP > 6) a6_1 = kv_fma(g, f0_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f1_1, a7_1);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2);
+        if (PP > 5) a5_0 = kv_fma(g, f0_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f1_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f2_0, a7_0);
+      }
+      if (PP > 5) {
+        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 4);
+        if (PP > 5) a5_1 = kv_fma(g, f0_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f1_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f2_1, a7_1);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2);
+        if (PP > 4) a4_0 = kv_fma(g, f0_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f1_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f2_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f3_0, a7_0);
+      }
+      if (PP > 4) {
+        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 4);
+        if (PP > 4) a4_1 = kv_fma(g, f0_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f1_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f2_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f3_1, a7_1);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2);
+        if (PP > 3) a3_0 = kv_fma(g, f0_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f1_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f2_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f3_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f4_0, a7_0);
+      }
+      if (PP > 3) {
+        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 4);
+        if (PP > 3) a3_1 = kv_fma(g, f0_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f1_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f2_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f3_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f4_1, a7_1);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2);
+        if (PP > 2) a2_0 = kv_fma(g, f0_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f1_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f2_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f3_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f4_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f5_0, a7_0);
+      }
+      if (PP > 2) {
+        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
+        if (PP > 2) a2_1 = kv_fma(g, f0_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f1_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f2_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f3_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f4_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f5_1, a7_1);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2);
+        if (PP > 1) a1_0 = kv_fma(g, f0_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f1_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f2_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f3_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f4_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f5_0, a6_0);
+        if (PP > 7) a7_0 = kv_fma(g, f6_0, a7_0);
+      }
+      if (PP > 1) {
+        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
+        if (PP > 1) a1_1 = kv_fma(g, f0_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f1_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f2_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f3_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f4_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f5_1, a6_1);
+        if (PP > 7) a7_1 = kv_fma(g, f6_1, a7_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f0_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f1_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f2_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f3_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f4_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f5_0, a5_0);
+        if (PP > 6) a6_0 = kv_fma(g, f6_0, a6_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f0_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f1_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f2_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f3_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f4_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f5_1, a5_1);
+        if (PP > 6) a6_1 = kv_fma(g, f6_1, a6_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f1_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f2_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f3_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f4_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f5_0, a4_0);
+        if (PP > 5) a5_0 = kv_fma(g, f6_0, a5_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f1_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f2_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f3_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f4_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f5_1, a4_1);
+        if (PP > 5) a5_1 = kv_fma(g, f6_1, a5_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f2_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f3_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f4_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f5_0, a3_0);
+        if (PP > 4) a4_0 = kv_fma(g, f6_0, a4_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f2_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f3_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f4_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f5_1, a3_1);
+        if (PP > 4) a4_1 = kv_fma(g, f6_1, a4_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f3_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f4_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f5_0, a2_0);
+        if (PP > 3) a3_0 = kv_fma(g, f6_0, a3_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f3_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f4_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f5_1, a2_1);
+        if (PP > 3) a3_1 = kv_fma(g, f6_1, a3_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f4_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f5_0, a1_0);
+        if (PP > 2) a2_0 = kv_fma(g, f6_0, a2_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f4_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f5_1, a1_1);
+        if (PP > 2) a2_1 = kv_fma(g, f6_1, a2_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g6 + CM + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f5_0, a0_0);
+        if (PP > 1) a1_0 = kv_fma(g, f6_0, a1_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g6 + CM + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f5_1, a0_1);
+        if (PP > 1) a1_1 = kv_fma(g, f6_1, a1_1);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g6 + c0 * 2);
+        if (PP > 0) a0_0 = kv_fma(g, f6_0, a0_0);
+      }
+      if (PP > 0) {
+        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
+        if (PP > 0) a0_1 = kv_fma(g, f6_1, a0_1);
+      }
+    }
+    if (PP > 0) {
+      if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
+      else kv_st(o + c0, kv_pair(a0_0, a0_1));
+    }
+    if (PP > 1) {
+      if (nt) kv_stream(o + C + c0, kv_pair(a1_0, a1_1));
+      else kv_st(o + C + c0, kv_pair(a1_0, a1_1));
+    }
+    if (PP > 2) {
+      if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
+      else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
+    }
+    if (PP > 3) {
+      if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
+      else kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
+    }
+    if (PP > 4) {
+      if (nt) kv_stream(o + 4 * C + c0, kv_pair(a4_0, a4_1));
+      else kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
+    }
+    if (PP > 5) {
+      if (nt) kv_stream(o + 5 * C + c0, kv_pair(a5_0, a5_1));
+      else kv_st(o + 5 * C + c0, kv_pair(a5_0, a5_1));
+    }
+    if (PP > 6) {
+      if (nt) kv_stream(o + 6 * C + c0, kv_pair(a6_0, a6_1));
+      else kv_st(o + 6 * C + c0, kv_pair(a6_0, a6_1));
+    }
+    if (PP > 7) {
+      if (nt) kv_stream(o + 7 * C + c0, kv_pair(a7_0, a7_1));
+      else kv_st(o + 7 * C + c0, kv_pair(a7_0, a7_1));
+    }
+  }
+}
+
 static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_fast00_5(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *g5, const float *g6, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a4_1 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a4_0, a4_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
-  }
+  kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_blk00(5, 0, g0, g1, g2, g3, g4, g5, g6, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
-   6 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_fast00_6(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *g5, const float *g6, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a4_1 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a5_1 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a4_0, a4_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
-    if (nt) kv_stream(o + 5 * C + c0, kv_pair(a5_0, a5_1));
-    else kv_st(o + 5 * C + c0, kv_pair(a5_0, a5_1));
-  }
+  kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_blk00(6, 0, g0, g1, g2, g3, g4, g5, g6, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
-   7 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_fast00_7(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *g5, const float *g6, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a4_1 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a5_1 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a6_1 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a4_0, a4_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
-    if (nt) kv_stream(o + 5 * C + c0, kv_pair(a5_0, a5_1));
-    else kv_st(o + 5 * C + c0, kv_pair(a5_0, a5_1));
-    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a6_0, a6_1));
-    else kv_st(o + 6 * C + c0, kv_pair(a6_0, a6_1));
-  }
+  kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_blk00(7, 0, g0, g1, g2, g3, g4, g5, g6, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* Row phase 0, column phase 0 (filter rows { 0, 1, 2, 3, 4, 5, 6 }, cols { 0, 1, 2, 3, 4, 5, 6 }):
-   8 pixels o + j*1*C, channel vectors [c0, c1), every tap present; g0.. point
-   at dy column 0 of the block in each filter row. */
 static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_fast00_8(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *g5, const float *g6, const float *flt,
                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a4_1 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a5_1 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a6_1 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    kv_f a7_1 = kv_zero();
-    { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2 + 4);
-        a7_1 = kv_fma(g, f0_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-        a7_1 = kv_fma(g, f1_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-        a7_1 = kv_fma(g, f2_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-        a7_1 = kv_fma(g, f3_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-        a7_1 = kv_fma(g, f4_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-        a7_0 = kv_fma(g, f5_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-        a7_1 = kv_fma(g, f5_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-        a7_0 = kv_fma(g, f6_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-        a7_1 = kv_fma(g, f6_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2 + 4);
-        a7_1 = kv_fma(g, f0_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-        a7_1 = kv_fma(g, f1_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-        a7_1 = kv_fma(g, f2_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-        a7_1 = kv_fma(g, f3_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-        a7_1 = kv_fma(g, f4_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-        a7_0 = kv_fma(g, f5_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-        a7_1 = kv_fma(g, f5_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-        a7_0 = kv_fma(g, f6_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-        a7_1 = kv_fma(g, f6_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2 + 4);
-        a7_1 = kv_fma(g, f0_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-        a7_1 = kv_fma(g, f1_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-        a7_1 = kv_fma(g, f2_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-        a7_1 = kv_fma(g, f3_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-        a7_1 = kv_fma(g, f4_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-        a7_0 = kv_fma(g, f5_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-        a7_1 = kv_fma(g, f5_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-        a7_0 = kv_fma(g, f6_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-        a7_1 = kv_fma(g, f6_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2 + 4);
-        a7_1 = kv_fma(g, f0_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-        a7_1 = kv_fma(g, f1_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-        a7_1 = kv_fma(g, f2_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-        a7_1 = kv_fma(g, f3_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-        a7_1 = kv_fma(g, f4_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-        a7_0 = kv_fma(g, f5_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-        a7_1 = kv_fma(g, f5_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-        a7_0 = kv_fma(g, f6_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-        a7_1 = kv_fma(g, f6_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2 + 4);
-        a7_1 = kv_fma(g, f0_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-        a7_1 = kv_fma(g, f1_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-        a7_1 = kv_fma(g, f2_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-        a7_1 = kv_fma(g, f3_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-        a7_1 = kv_fma(g, f4_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-        a7_0 = kv_fma(g, f5_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-        a7_1 = kv_fma(g, f5_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-        a7_0 = kv_fma(g, f6_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-        a7_1 = kv_fma(g, f6_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2 + 4);
-        a7_1 = kv_fma(g, f0_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-        a7_1 = kv_fma(g, f1_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-        a7_1 = kv_fma(g, f2_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-        a7_1 = kv_fma(g, f3_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-        a7_1 = kv_fma(g, f4_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-        a7_0 = kv_fma(g, f5_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-        a7_1 = kv_fma(g, f5_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-        a7_0 = kv_fma(g, f6_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-        a7_1 = kv_fma(g, f6_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2 + 4);
-        a7_1 = kv_fma(g, f0_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-        a7_1 = kv_fma(g, f1_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-        a7_1 = kv_fma(g, f2_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-        a7_1 = kv_fma(g, f3_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-        a7_1 = kv_fma(g, f4_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-        a7_0 = kv_fma(g, f5_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-        a7_1 = kv_fma(g, f5_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-        a7_0 = kv_fma(g, f6_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-        a7_1 = kv_fma(g, f6_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a4_0, a4_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
-    if (nt) kv_stream(o + 5 * C + c0, kv_pair(a5_0, a5_1));
-    else kv_st(o + 5 * C + c0, kv_pair(a5_0, a5_1));
-    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a6_0, a6_1));
-    else kv_st(o + 6 * C + c0, kv_pair(a6_0, a6_1));
-    if (nt) kv_stream(o + 7 * C + c0, kv_pair(a7_0, a7_1));
-    else kv_st(o + 7 * C + c0, kv_pair(a7_0, a7_1));
-  }
+  kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_blk00(8, 0, g0, g1, g2, g3, g4, g5, g6, flt, o, CM, C, c0, c1, nt, 0u);
 }
-
-/* The same for 2 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_fastv00_2(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *g5, const float *g6, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_blk00(2, 1, g0, g1, g2, g3, g4, g5, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 3 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_fastv00_3(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *g5, const float *g6, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_blk00(3, 1, g0, g1, g2, g3, g4, g5, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 4 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_fastv00_4(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *g5, const float *g6, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_blk00(4, 1, g0, g1, g2, g3, g4, g5, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 5 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_fastv00_5(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *g5, const float *g6, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a4_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a4_0, a4_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_blk00(5, 1, g0, g1, g2, g3, g4, g5, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 6 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_fastv00_6(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *g5, const float *g6, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a4_1 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a5_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a4_0, a4_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
-    if (nt) kv_stream(o + 5 * C + c0, kv_pair(a5_0, a5_1));
-    else kv_st(o + 5 * C + c0, kv_pair(a5_0, a5_1));
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_blk00(6, 1, g0, g1, g2, g3, g4, g5, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 7 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_fastv00_7(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *g5, const float *g6, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a4_1 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a5_1 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a6_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a4_0, a4_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
-    if (nt) kv_stream(o + 5 * C + c0, kv_pair(a5_0, a5_1));
-    else kv_st(o + 5 * C + c0, kv_pair(a5_0, a5_1));
-    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a6_0, a6_1));
-    else kv_st(o + 6 * C + c0, kv_pair(a6_0, a6_1));
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_blk00(7, 1, g0, g1, g2, g3, g4, g5, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-
-/* The same for 8 pixels where filter rows may be missing: row fy exists iff bit fy of vm is set. */
 static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_fastv00_8(const float *g0, const float *g1, const float *g2, const float *g3, const float *g4, const float *g5, const float *g6, const float *flt,
-                                        float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
-  (void)nt;
-  for (; c0 < c1; c0 += 4) {
-    kv_f a0_0 = kv_zero();
-    kv_f a0_1 = kv_zero();
-    kv_f a1_0 = kv_zero();
-    kv_f a1_1 = kv_zero();
-    kv_f a2_0 = kv_zero();
-    kv_f a2_1 = kv_zero();
-    kv_f a3_0 = kv_zero();
-    kv_f a3_1 = kv_zero();
-    kv_f a4_0 = kv_zero();
-    kv_f a4_1 = kv_zero();
-    kv_f a5_0 = kv_zero();
-    kv_f a5_1 = kv_zero();
-    kv_f a6_0 = kv_zero();
-    kv_f a6_1 = kv_zero();
-    kv_f a7_0 = kv_zero();
-    kv_f a7_1 = kv_zero();
-    if (vm & 1u) { /* filter row 0 */
-      const float *fr = flt + 0 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 13 * CM + c0 * 2 + 4);
-        a7_1 = kv_fma(g, f0_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-        a7_1 = kv_fma(g, f1_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-        a7_1 = kv_fma(g, f2_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-        a7_1 = kv_fma(g, f3_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-        a7_1 = kv_fma(g, f4_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-        a7_0 = kv_fma(g, f5_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-        a7_1 = kv_fma(g, f5_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-        a7_0 = kv_fma(g, f6_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-        a7_1 = kv_fma(g, f6_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g0 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 2u) { /* filter row 1 */
-      const float *fr = flt + 7 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 13 * CM + c0 * 2 + 4);
-        a7_1 = kv_fma(g, f0_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-        a7_1 = kv_fma(g, f1_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-        a7_1 = kv_fma(g, f2_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-        a7_1 = kv_fma(g, f3_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-        a7_1 = kv_fma(g, f4_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-        a7_0 = kv_fma(g, f5_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-        a7_1 = kv_fma(g, f5_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-        a7_0 = kv_fma(g, f6_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-        a7_1 = kv_fma(g, f6_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g1 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 4u) { /* filter row 2 */
-      const float *fr = flt + 14 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 13 * CM + c0 * 2 + 4);
-        a7_1 = kv_fma(g, f0_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-        a7_1 = kv_fma(g, f1_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-        a7_1 = kv_fma(g, f2_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-        a7_1 = kv_fma(g, f3_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-        a7_1 = kv_fma(g, f4_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-        a7_0 = kv_fma(g, f5_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-        a7_1 = kv_fma(g, f5_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-        a7_0 = kv_fma(g, f6_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-        a7_1 = kv_fma(g, f6_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g2 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 8u) { /* filter row 3 */
-      const float *fr = flt + 21 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 13 * CM + c0 * 2 + 4);
-        a7_1 = kv_fma(g, f0_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-        a7_1 = kv_fma(g, f1_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-        a7_1 = kv_fma(g, f2_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-        a7_1 = kv_fma(g, f3_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-        a7_1 = kv_fma(g, f4_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-        a7_0 = kv_fma(g, f5_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-        a7_1 = kv_fma(g, f5_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-        a7_0 = kv_fma(g, f6_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-        a7_1 = kv_fma(g, f6_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g3 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 16u) { /* filter row 4 */
-      const float *fr = flt + 28 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 13 * CM + c0 * 2 + 4);
-        a7_1 = kv_fma(g, f0_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-        a7_1 = kv_fma(g, f1_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-        a7_1 = kv_fma(g, f2_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-        a7_1 = kv_fma(g, f3_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-        a7_1 = kv_fma(g, f4_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-        a7_0 = kv_fma(g, f5_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-        a7_1 = kv_fma(g, f5_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-        a7_0 = kv_fma(g, f6_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-        a7_1 = kv_fma(g, f6_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g4 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 32u) { /* filter row 5 */
-      const float *fr = flt + 35 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 13 * CM + c0 * 2 + 4);
-        a7_1 = kv_fma(g, f0_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-        a7_1 = kv_fma(g, f1_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-        a7_1 = kv_fma(g, f2_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-        a7_1 = kv_fma(g, f3_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-        a7_1 = kv_fma(g, f4_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-        a7_0 = kv_fma(g, f5_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-        a7_1 = kv_fma(g, f5_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-        a7_0 = kv_fma(g, f6_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-        a7_1 = kv_fma(g, f6_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g5 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (vm & 64u) { /* filter row 6 */
-      const float *fr = flt + 42 * CM + c0 * 2;
-      const kv_f f0_0 = kv_ld(fr + 0);
-      const kv_f f0_1 = kv_ld(fr + 4);
-      const kv_f f1_0 = kv_ld(fr + 1 * CM + 0);
-      const kv_f f1_1 = kv_ld(fr + 1 * CM + 4);
-      const kv_f f2_0 = kv_ld(fr + 2 * CM + 0);
-      const kv_f f2_1 = kv_ld(fr + 2 * CM + 4);
-      const kv_f f3_0 = kv_ld(fr + 3 * CM + 0);
-      const kv_f f3_1 = kv_ld(fr + 3 * CM + 4);
-      const kv_f f4_0 = kv_ld(fr + 4 * CM + 0);
-      const kv_f f4_1 = kv_ld(fr + 4 * CM + 4);
-      const kv_f f5_0 = kv_ld(fr + 5 * CM + 0);
-      const kv_f f5_1 = kv_ld(fr + 5 * CM + 4);
-      const kv_f f6_0 = kv_ld(fr + 6 * CM + 0);
-      const kv_f f6_1 = kv_ld(fr + 6 * CM + 4);
-      {
-        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2 + 0);
-        a7_0 = kv_fma(g, f0_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 13 * CM + c0 * 2 + 4);
-        a7_1 = kv_fma(g, f0_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 0);
-        a6_0 = kv_fma(g, f0_0, a6_0);
-        a7_0 = kv_fma(g, f1_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 12 * CM + c0 * 2 + 4);
-        a6_1 = kv_fma(g, f0_1, a6_1);
-        a7_1 = kv_fma(g, f1_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 0);
-        a5_0 = kv_fma(g, f0_0, a5_0);
-        a6_0 = kv_fma(g, f1_0, a6_0);
-        a7_0 = kv_fma(g, f2_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 11 * CM + c0 * 2 + 4);
-        a5_1 = kv_fma(g, f0_1, a5_1);
-        a6_1 = kv_fma(g, f1_1, a6_1);
-        a7_1 = kv_fma(g, f2_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 0);
-        a4_0 = kv_fma(g, f0_0, a4_0);
-        a5_0 = kv_fma(g, f1_0, a5_0);
-        a6_0 = kv_fma(g, f2_0, a6_0);
-        a7_0 = kv_fma(g, f3_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 10 * CM + c0 * 2 + 4);
-        a4_1 = kv_fma(g, f0_1, a4_1);
-        a5_1 = kv_fma(g, f1_1, a5_1);
-        a6_1 = kv_fma(g, f2_1, a6_1);
-        a7_1 = kv_fma(g, f3_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 0);
-        a3_0 = kv_fma(g, f0_0, a3_0);
-        a4_0 = kv_fma(g, f1_0, a4_0);
-        a5_0 = kv_fma(g, f2_0, a5_0);
-        a6_0 = kv_fma(g, f3_0, a6_0);
-        a7_0 = kv_fma(g, f4_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 9 * CM + c0 * 2 + 4);
-        a3_1 = kv_fma(g, f0_1, a3_1);
-        a4_1 = kv_fma(g, f1_1, a4_1);
-        a5_1 = kv_fma(g, f2_1, a5_1);
-        a6_1 = kv_fma(g, f3_1, a6_1);
-        a7_1 = kv_fma(g, f4_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 0);
-        a2_0 = kv_fma(g, f0_0, a2_0);
-        a3_0 = kv_fma(g, f1_0, a3_0);
-        a4_0 = kv_fma(g, f2_0, a4_0);
-        a5_0 = kv_fma(g, f3_0, a5_0);
-        a6_0 = kv_fma(g, f4_0, a6_0);
-        a7_0 = kv_fma(g, f5_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 8 * CM + c0 * 2 + 4);
-        a2_1 = kv_fma(g, f0_1, a2_1);
-        a3_1 = kv_fma(g, f1_1, a3_1);
-        a4_1 = kv_fma(g, f2_1, a4_1);
-        a5_1 = kv_fma(g, f3_1, a5_1);
-        a6_1 = kv_fma(g, f4_1, a6_1);
-        a7_1 = kv_fma(g, f5_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 0);
-        a1_0 = kv_fma(g, f0_0, a1_0);
-        a2_0 = kv_fma(g, f1_0, a2_0);
-        a3_0 = kv_fma(g, f2_0, a3_0);
-        a4_0 = kv_fma(g, f3_0, a4_0);
-        a5_0 = kv_fma(g, f4_0, a5_0);
-        a6_0 = kv_fma(g, f5_0, a6_0);
-        a7_0 = kv_fma(g, f6_0, a7_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 7 * CM + c0 * 2 + 4);
-        a1_1 = kv_fma(g, f0_1, a1_1);
-        a2_1 = kv_fma(g, f1_1, a2_1);
-        a3_1 = kv_fma(g, f2_1, a3_1);
-        a4_1 = kv_fma(g, f3_1, a4_1);
-        a5_1 = kv_fma(g, f4_1, a5_1);
-        a6_1 = kv_fma(g, f5_1, a6_1);
-        a7_1 = kv_fma(g, f6_1, a7_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f0_0, a0_0);
-        a1_0 = kv_fma(g, f1_0, a1_0);
-        a2_0 = kv_fma(g, f2_0, a2_0);
-        a3_0 = kv_fma(g, f3_0, a3_0);
-        a4_0 = kv_fma(g, f4_0, a4_0);
-        a5_0 = kv_fma(g, f5_0, a5_0);
-        a6_0 = kv_fma(g, f6_0, a6_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 6 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f0_1, a0_1);
-        a1_1 = kv_fma(g, f1_1, a1_1);
-        a2_1 = kv_fma(g, f2_1, a2_1);
-        a3_1 = kv_fma(g, f3_1, a3_1);
-        a4_1 = kv_fma(g, f4_1, a4_1);
-        a5_1 = kv_fma(g, f5_1, a5_1);
-        a6_1 = kv_fma(g, f6_1, a6_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f1_0, a0_0);
-        a1_0 = kv_fma(g, f2_0, a1_0);
-        a2_0 = kv_fma(g, f3_0, a2_0);
-        a3_0 = kv_fma(g, f4_0, a3_0);
-        a4_0 = kv_fma(g, f5_0, a4_0);
-        a5_0 = kv_fma(g, f6_0, a5_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 5 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f1_1, a0_1);
-        a1_1 = kv_fma(g, f2_1, a1_1);
-        a2_1 = kv_fma(g, f3_1, a2_1);
-        a3_1 = kv_fma(g, f4_1, a3_1);
-        a4_1 = kv_fma(g, f5_1, a4_1);
-        a5_1 = kv_fma(g, f6_1, a5_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f2_0, a0_0);
-        a1_0 = kv_fma(g, f3_0, a1_0);
-        a2_0 = kv_fma(g, f4_0, a2_0);
-        a3_0 = kv_fma(g, f5_0, a3_0);
-        a4_0 = kv_fma(g, f6_0, a4_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 4 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f2_1, a0_1);
-        a1_1 = kv_fma(g, f3_1, a1_1);
-        a2_1 = kv_fma(g, f4_1, a2_1);
-        a3_1 = kv_fma(g, f5_1, a3_1);
-        a4_1 = kv_fma(g, f6_1, a4_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f3_0, a0_0);
-        a1_0 = kv_fma(g, f4_0, a1_0);
-        a2_0 = kv_fma(g, f5_0, a2_0);
-        a3_0 = kv_fma(g, f6_0, a3_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 3 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f3_1, a0_1);
-        a1_1 = kv_fma(g, f4_1, a1_1);
-        a2_1 = kv_fma(g, f5_1, a2_1);
-        a3_1 = kv_fma(g, f6_1, a3_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f4_0, a0_0);
-        a1_0 = kv_fma(g, f5_0, a1_0);
-        a2_0 = kv_fma(g, f6_0, a2_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 2 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f4_1, a0_1);
-        a1_1 = kv_fma(g, f5_1, a1_1);
-        a2_1 = kv_fma(g, f6_1, a2_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f5_0, a0_0);
-        a1_0 = kv_fma(g, f6_0, a1_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + 1 * CM + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f5_1, a0_1);
-        a1_1 = kv_fma(g, f6_1, a1_1);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 0);
-        a0_0 = kv_fma(g, f6_0, a0_0);
-      }
-      {
-        const kv_f g = kv_ld(g6 + c0 * 2 + 4);
-        a0_1 = kv_fma(g, f6_1, a0_1);
-      }
-    }
-    if (nt) kv_stream(o + c0, kv_pair(a0_0, a0_1));
-    else kv_st(o + c0, kv_pair(a0_0, a0_1));
-    if (nt) kv_stream(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    else kv_st(o + 1 * C + c0, kv_pair(a1_0, a1_1));
-    if (nt) kv_stream(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    else kv_st(o + 2 * C + c0, kv_pair(a2_0, a2_1));
-    if (nt) kv_stream(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-    else kv_st(o + 3 * C + c0, kv_pair(a3_0, a3_1));
-    if (nt) kv_stream(o + 4 * C + c0, kv_pair(a4_0, a4_1));
-    else kv_st(o + 4 * C + c0, kv_pair(a4_0, a4_1));
-    if (nt) kv_stream(o + 5 * C + c0, kv_pair(a5_0, a5_1));
-    else kv_st(o + 5 * C + c0, kv_pair(a5_0, a5_1));
-    if (nt) kv_stream(o + 6 * C + c0, kv_pair(a6_0, a6_1));
-    else kv_st(o + 6 * C + c0, kv_pair(a6_0, a6_1));
-    if (nt) kv_stream(o + 7 * C + c0, kv_pair(a7_0, a7_1));
-    else kv_st(o + 7 * C + c0, kv_pair(a7_0, a7_1));
-  }
+                                         float *o, int64_t CM, int64_t C, int64_t c0, int64_t c1, int nt, unsigned vm) {
+  kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_blk00(8, 1, g0, g1, g2, g3, g4, g5, g6, flt, o, CM, C, c0, c1, nt, vm);
 }
-
 /* One pixel o, channel vectors [c0, c1): filter row fy exists iff bit fy
    of vm is set, filter col FX[i] iff bit i of cm; q: the dy column index
    through the last filter col (may be negative: an index, never a pointer,
@@ -13056,259 +1642,259 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     if (vm & 1u) { /* filter row 0 */
       if (cm & 1u) {
         const float *g = r0 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 0 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 0 * CM + c0 * 2 + 4), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r0 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 1 * CM + c0 * 2 + 0), s_0);
-        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 1 * CM + c0 * 2 + 4), s_1);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + CM + c0 * 2), s_0);
+        s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const float *g = r0 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 2 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 2 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 2 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const float *g = r0 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 3 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 3 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 3 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const float *g = r0 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 4 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 4 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 4 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const float *g = r0 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 5 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 5 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 5 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const float *g = r0 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 6 * CM + c0 * 2 + 0), s_0);
+        const float *g = r0 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 6 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 6 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       if (cm & 1u) {
         const float *g = r1 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 7 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 7 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 7 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r1 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 8 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 8 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 8 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const float *g = r1 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 9 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 9 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 9 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const float *g = r1 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 10 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 10 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 10 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const float *g = r1 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 11 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 11 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 11 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const float *g = r1 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 12 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 12 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 12 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const float *g = r1 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 13 * CM + c0 * 2 + 0), s_0);
+        const float *g = r1 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 13 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 13 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       if (cm & 1u) {
         const float *g = r2 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 14 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 14 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 14 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r2 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 15 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 15 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 15 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const float *g = r2 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 16 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 16 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 16 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const float *g = r2 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 17 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 17 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 17 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const float *g = r2 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 18 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 18 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 18 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const float *g = r2 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 19 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 19 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 19 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const float *g = r2 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 20 * CM + c0 * 2 + 0), s_0);
+        const float *g = r2 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 20 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 20 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       if (cm & 1u) {
         const float *g = r3 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 21 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 21 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 21 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r3 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 22 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 22 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 22 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const float *g = r3 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 23 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 23 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 23 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const float *g = r3 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 24 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 24 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 24 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const float *g = r3 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 25 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 25 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 25 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const float *g = r3 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 26 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 26 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 26 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const float *g = r3 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 27 * CM + c0 * 2 + 0), s_0);
+        const float *g = r3 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 27 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 27 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       if (cm & 1u) {
         const float *g = r4 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 28 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 28 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 28 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r4 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 29 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 29 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 29 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const float *g = r4 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 30 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 30 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 30 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const float *g = r4 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 31 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 31 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 31 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const float *g = r4 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 32 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 32 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 32 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const float *g = r4 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 33 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 33 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 33 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const float *g = r4 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 34 * CM + c0 * 2 + 0), s_0);
+        const float *g = r4 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 34 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 34 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       if (cm & 1u) {
         const float *g = r5 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 35 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 35 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 35 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r5 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 36 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 36 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 36 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const float *g = r5 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 37 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 37 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 37 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const float *g = r5 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 38 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 38 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 38 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const float *g = r5 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 39 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 39 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 39 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const float *g = r5 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 40 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 40 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 40 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const float *g = r5 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 41 * CM + c0 * 2 + 0), s_0);
+        const float *g = r5 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 41 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 41 * CM + c0 * 2 + 4), s_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       if (cm & 1u) {
         const float *g = r6 + (q + 6) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 42 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 42 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 42 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 2u) {
         const float *g = r6 + (q + 5) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 43 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 43 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 43 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 4u) {
         const float *g = r6 + (q + 4) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 44 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 44 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 44 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 8u) {
         const float *g = r6 + (q + 3) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 45 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 45 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 45 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 16u) {
         const float *g = r6 + (q + 2) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 46 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 46 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 46 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 32u) {
         const float *g = r6 + (q + 1) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 47 * CM + c0 * 2 + 0), s_0);
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 47 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 47 * CM + c0 * 2 + 4), s_1);
       }
       if (cm & 64u) {
-        const float *g = r6 + (q + 0) * CM + c0 * 2;
-        s_0 = kv_fma(kv_ld(g + 0), kv_ld(flt + 48 * CM + c0 * 2 + 0), s_0);
+        const float *g = r6 + q * CM + c0 * 2;
+        s_0 = kv_fma(kv_ld(g), kv_ld(flt + 48 * CM + c0 * 2), s_0);
         s_1 = kv_fma(kv_ld(g + 4), kv_ld(flt + 48 * CM + c0 * 2 + 4), s_1);
       }
     }
@@ -13326,29 +1912,29 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
     kv_f sa_1 = kv_zero(), sb_1 = kv_zero();
     if (vm & 1u) { /* filter row 0 */
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 0 * CM + c0 * 2 + 4);
+        const kv_f f = kv_ld(flt + c0 * 2 + 4);
         if (ca & 1u) sa_1 = kv_fma(kv_ld(r0 + (qa + 6) * CM + c0 * 2 + 4), f, sa_1);
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r0 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
-        const kv_f f = kv_ld(flt + 1 * CM + c0 * 2 + 4);
+        const kv_f f = kv_ld(flt + CM + c0 * 2 + 4);
         if (ca & 2u) sa_1 = kv_fma(kv_ld(r0 + (qa + 5) * CM + c0 * 2 + 4), f, sa_1);
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r0 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 2 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r0 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 2 * CM + c0 * 2 + 4);
@@ -13356,9 +1942,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r0 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 3 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r0 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 3 * CM + c0 * 2 + 4);
@@ -13366,9 +1952,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r0 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 4 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r0 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 4 * CM + c0 * 2 + 4);
@@ -13376,9 +1962,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r0 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 5 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r0 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 5 * CM + c0 * 2 + 4);
@@ -13386,21 +1972,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r0 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 6 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 6 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r0 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r0 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r0 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r0 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 2u) { /* filter row 1 */
       {
-        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 7 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r1 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 7 * CM + c0 * 2 + 4);
@@ -13408,9 +1994,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r1 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 8 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r1 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 8 * CM + c0 * 2 + 4);
@@ -13418,9 +2004,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r1 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 9 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r1 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 9 * CM + c0 * 2 + 4);
@@ -13428,9 +2014,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r1 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 10 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r1 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 10 * CM + c0 * 2 + 4);
@@ -13438,9 +2024,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r1 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 11 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r1 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 11 * CM + c0 * 2 + 4);
@@ -13448,9 +2034,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r1 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 12 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r1 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 12 * CM + c0 * 2 + 4);
@@ -13458,21 +2044,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r1 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 13 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 13 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r1 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r1 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r1 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r1 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 4u) { /* filter row 2 */
       {
-        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 14 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r2 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 14 * CM + c0 * 2 + 4);
@@ -13480,9 +2066,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r2 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 15 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r2 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 15 * CM + c0 * 2 + 4);
@@ -13490,9 +2076,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r2 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 16 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r2 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 16 * CM + c0 * 2 + 4);
@@ -13500,9 +2086,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r2 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 17 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r2 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 17 * CM + c0 * 2 + 4);
@@ -13510,9 +2096,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r2 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 18 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r2 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 18 * CM + c0 * 2 + 4);
@@ -13520,9 +2106,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r2 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 19 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r2 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 19 * CM + c0 * 2 + 4);
@@ -13530,21 +2116,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r2 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 20 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 20 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r2 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r2 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r2 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r2 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 8u) { /* filter row 3 */
       {
-        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 21 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r3 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 21 * CM + c0 * 2 + 4);
@@ -13552,9 +2138,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r3 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 22 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r3 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 22 * CM + c0 * 2 + 4);
@@ -13562,9 +2148,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r3 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 23 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r3 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 23 * CM + c0 * 2 + 4);
@@ -13572,9 +2158,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r3 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 24 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r3 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 24 * CM + c0 * 2 + 4);
@@ -13582,9 +2168,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r3 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 25 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 25 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r3 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 25 * CM + c0 * 2 + 4);
@@ -13592,9 +2178,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r3 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 26 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 26 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r3 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 26 * CM + c0 * 2 + 4);
@@ -13602,21 +2188,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r3 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 27 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 27 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 27 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r3 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r3 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r3 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r3 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 16u) { /* filter row 4 */
       {
-        const kv_f f = kv_ld(flt + 28 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 28 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r4 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 28 * CM + c0 * 2 + 4);
@@ -13624,9 +2210,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r4 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 29 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 29 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r4 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 29 * CM + c0 * 2 + 4);
@@ -13634,9 +2220,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r4 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 30 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 30 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r4 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 30 * CM + c0 * 2 + 4);
@@ -13644,9 +2230,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r4 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 31 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 31 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r4 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 31 * CM + c0 * 2 + 4);
@@ -13654,9 +2240,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r4 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 32 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 32 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r4 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 32 * CM + c0 * 2 + 4);
@@ -13664,9 +2250,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r4 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 33 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 33 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r4 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 33 * CM + c0 * 2 + 4);
@@ -13674,21 +2260,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r4 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 34 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 34 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 34 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r4 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r4 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r4 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r4 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 32u) { /* filter row 5 */
       {
-        const kv_f f = kv_ld(flt + 35 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 35 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r5 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 35 * CM + c0 * 2 + 4);
@@ -13696,9 +2282,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r5 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 36 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 36 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r5 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 36 * CM + c0 * 2 + 4);
@@ -13706,9 +2292,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r5 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 37 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 37 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r5 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 37 * CM + c0 * 2 + 4);
@@ -13716,9 +2302,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r5 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 38 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 38 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r5 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 38 * CM + c0 * 2 + 4);
@@ -13726,9 +2312,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r5 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 39 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 39 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r5 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 39 * CM + c0 * 2 + 4);
@@ -13736,9 +2322,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r5 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 40 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 40 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r5 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 40 * CM + c0 * 2 + 4);
@@ -13746,21 +2332,21 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r5 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 41 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 41 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 41 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r5 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r5 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r5 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r5 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     if (vm & 64u) { /* filter row 6 */
       {
-        const kv_f f = kv_ld(flt + 42 * CM + c0 * 2 + 0);
-        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 6) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 42 * CM + c0 * 2);
+        if (ca & 1u) sa_0 = kv_fma(kv_ld(r6 + (qa + 6) * CM + c0 * 2), f, sa_0);
+        if (cb & 1u) sb_0 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 42 * CM + c0 * 2 + 4);
@@ -13768,9 +2354,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 1u) sb_1 = kv_fma(kv_ld(r6 + (qb + 6) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 43 * CM + c0 * 2 + 0);
-        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 5) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 43 * CM + c0 * 2);
+        if (ca & 2u) sa_0 = kv_fma(kv_ld(r6 + (qa + 5) * CM + c0 * 2), f, sa_0);
+        if (cb & 2u) sb_0 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 43 * CM + c0 * 2 + 4);
@@ -13778,9 +2364,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 2u) sb_1 = kv_fma(kv_ld(r6 + (qb + 5) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 44 * CM + c0 * 2 + 0);
-        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 4) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 44 * CM + c0 * 2);
+        if (ca & 4u) sa_0 = kv_fma(kv_ld(r6 + (qa + 4) * CM + c0 * 2), f, sa_0);
+        if (cb & 4u) sb_0 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 44 * CM + c0 * 2 + 4);
@@ -13788,9 +2374,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 4u) sb_1 = kv_fma(kv_ld(r6 + (qb + 4) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 45 * CM + c0 * 2 + 0);
-        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 45 * CM + c0 * 2);
+        if (ca & 8u) sa_0 = kv_fma(kv_ld(r6 + (qa + 3) * CM + c0 * 2), f, sa_0);
+        if (cb & 8u) sb_0 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 45 * CM + c0 * 2 + 4);
@@ -13798,9 +2384,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 8u) sb_1 = kv_fma(kv_ld(r6 + (qb + 3) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 46 * CM + c0 * 2 + 0);
-        if (ca & 16u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 16u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 46 * CM + c0 * 2);
+        if (ca & 16u) sa_0 = kv_fma(kv_ld(r6 + (qa + 2) * CM + c0 * 2), f, sa_0);
+        if (cb & 16u) sb_0 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 46 * CM + c0 * 2 + 4);
@@ -13808,9 +2394,9 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 16u) sb_1 = kv_fma(kv_ld(r6 + (qb + 2) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 47 * CM + c0 * 2 + 0);
-        if (ca & 32u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 32u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 47 * CM + c0 * 2);
+        if (ca & 32u) sa_0 = kv_fma(kv_ld(r6 + (qa + 1) * CM + c0 * 2), f, sa_0);
+        if (cb & 32u) sb_0 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 47 * CM + c0 * 2 + 4);
@@ -13818,14 +2404,14 @@ static kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_NOINLINE void kfg_dwbpi_f32_nhwc_
         if (cb & 32u) sb_1 = kv_fma(kv_ld(r6 + (qb + 1) * CM + c0 * 2 + 4), f, sb_1);
       }
       {
-        const kv_f f = kv_ld(flt + 48 * CM + c0 * 2 + 0);
-        if (ca & 64u) sa_0 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 0), f, sa_0);
-        if (cb & 64u) sb_0 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 0), f, sb_0);
+        const kv_f f = kv_ld(flt + 48 * CM + c0 * 2);
+        if (ca & 64u) sa_0 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2), f, sa_0);
+        if (cb & 64u) sb_0 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2), f, sb_0);
       }
       {
         const kv_f f = kv_ld(flt + 48 * CM + c0 * 2 + 4);
-        if (ca & 64u) sa_1 = kv_fma(kv_ld(r6 + (qa + 0) * CM + c0 * 2 + 4), f, sa_1);
-        if (cb & 64u) sb_1 = kv_fma(kv_ld(r6 + (qb + 0) * CM + c0 * 2 + 4), f, sb_1);
+        if (ca & 64u) sa_1 = kv_fma(kv_ld(r6 + qa * CM + c0 * 2 + 4), f, sa_1);
+        if (cb & 64u) sb_1 = kv_fma(kv_ld(r6 + qb * CM + c0 * 2 + 4), f, sb_1);
       }
     }
     kv_st(oa + c0, kv_pair(sa_0, sa_1));
@@ -13844,33 +2430,33 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
   (void)vm;
   int64_t c0, ix, k;
   (void)dy, (void)flt, (void)OH, (void)OW, (void)PL, (void)CM, (void)W, (void)CV, (void)c0, (void)ix, (void)k;
-  const int64_t ty0 = iy + a->pad_top - 0; /* oy * 1 */
-  const int v0 = ty0 >= 0 && ty0 / 1 < OH;
-  const float *r0 = dy + (b * OH + (v0 ? ty0 / 1 : 0)) * OW * CM;
+  const int64_t ty0 = iy + a->pad_top; /* oy */
+  const int v0 = ty0 >= 0 && ty0 < OH;
+  const float *r0 = dy + (b * OH + (v0 ? ty0 : 0)) * OW * CM;
   vm |= v0 ? 1u : 0u;
-  const int64_t ty1 = iy + a->pad_top - 1; /* oy * 1 */
-  const int v1 = ty1 >= 0 && ty1 / 1 < OH;
-  const float *r1 = dy + (b * OH + (v1 ? ty1 / 1 : 0)) * OW * CM;
+  const int64_t ty1 = iy + a->pad_top - 1; /* oy */
+  const int v1 = ty1 >= 0 && ty1 < OH;
+  const float *r1 = dy + (b * OH + (v1 ? ty1 : 0)) * OW * CM;
   vm |= v1 ? 2u : 0u;
-  const int64_t ty2 = iy + a->pad_top - 2; /* oy * 1 */
-  const int v2 = ty2 >= 0 && ty2 / 1 < OH;
-  const float *r2 = dy + (b * OH + (v2 ? ty2 / 1 : 0)) * OW * CM;
+  const int64_t ty2 = iy + a->pad_top - 2; /* oy */
+  const int v2 = ty2 >= 0 && ty2 < OH;
+  const float *r2 = dy + (b * OH + (v2 ? ty2 : 0)) * OW * CM;
   vm |= v2 ? 4u : 0u;
-  const int64_t ty3 = iy + a->pad_top - 3; /* oy * 1 */
-  const int v3 = ty3 >= 0 && ty3 / 1 < OH;
-  const float *r3 = dy + (b * OH + (v3 ? ty3 / 1 : 0)) * OW * CM;
+  const int64_t ty3 = iy + a->pad_top - 3; /* oy */
+  const int v3 = ty3 >= 0 && ty3 < OH;
+  const float *r3 = dy + (b * OH + (v3 ? ty3 : 0)) * OW * CM;
   vm |= v3 ? 8u : 0u;
-  const int64_t ty4 = iy + a->pad_top - 4; /* oy * 1 */
-  const int v4 = ty4 >= 0 && ty4 / 1 < OH;
-  const float *r4 = dy + (b * OH + (v4 ? ty4 / 1 : 0)) * OW * CM;
+  const int64_t ty4 = iy + a->pad_top - 4; /* oy */
+  const int v4 = ty4 >= 0 && ty4 < OH;
+  const float *r4 = dy + (b * OH + (v4 ? ty4 : 0)) * OW * CM;
   vm |= v4 ? 16u : 0u;
-  const int64_t ty5 = iy + a->pad_top - 5; /* oy * 1 */
-  const int v5 = ty5 >= 0 && ty5 / 1 < OH;
-  const float *r5 = dy + (b * OH + (v5 ? ty5 / 1 : 0)) * OW * CM;
+  const int64_t ty5 = iy + a->pad_top - 5; /* oy */
+  const int v5 = ty5 >= 0 && ty5 < OH;
+  const float *r5 = dy + (b * OH + (v5 ? ty5 : 0)) * OW * CM;
   vm |= v5 ? 32u : 0u;
-  const int64_t ty6 = iy + a->pad_top - 6; /* oy * 1 */
-  const int v6 = ty6 >= 0 && ty6 / 1 < OH;
-  const float *r6 = dy + (b * OH + (v6 ? ty6 / 1 : 0)) * OW * CM;
+  const int64_t ty6 = iy + a->pad_top - 6; /* oy */
+  const int v6 = ty6 >= 0 && ty6 < OH;
+  const float *r6 = dy + (b * OH + (v6 ? ty6 : 0)) * OW * CM;
   vm |= v6 ? 64u : 0u;
   { /* column phase 0: filter cols { 0, 1, 2, 3, 4, 5, 6 } */
     const int64_t x0 = x->x0[0], n = x->n[0], klo = x->klo[0], khi = x->khi[0];
@@ -13881,17 +2467,17 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
       /* border pixels [0, kl) and [kr, n), in pairs where both sides have one */
       const int64_t kl = klo < n ? klo : n, kr = khi - kl >= 2 ? khi : kl;
       int64_t kb = kr;
-#define kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM(ix_) (((ix_) + PL - 0 >= 0 && (ix_) + PL - 0 < OW * 1 ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW * 1 ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW * 1 ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW * 1 ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW * 1 ? 16u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW * 1 ? 32u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW * 1 ? 64u : 0u))
+#define kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM(ix_) (((ix_) + PL >= 0 && (ix_) + PL < OW ? 1u : 0u) | ((ix_) + PL - 1 >= 0 && (ix_) + PL - 1 < OW ? 2u : 0u) | ((ix_) + PL - 2 >= 0 && (ix_) + PL - 2 < OW ? 4u : 0u) | ((ix_) + PL - 3 >= 0 && (ix_) + PL - 3 < OW ? 8u : 0u) | ((ix_) + PL - 4 >= 0 && (ix_) + PL - 4 < OW ? 16u : 0u) | ((ix_) + PL - 5 >= 0 && (ix_) + PL - 5 < OW ? 32u : 0u) | ((ix_) + PL - 6 >= 0 && (ix_) + PL - 6 < OW ? 64u : 0u))
       for (k = 0; k < kl || kb < n;) {
         if (k < kl && kb < n) {
-          const int64_t ia = x0 + k * 1, ib = x0 + kb * 1;
-          kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_pair00(r0, r1, r2, r3, r4, r5, r6, vm, (ia + PL - 6) / 1, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM(ia), d + ia * C,
-                      (ib + PL - 6) / 1, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM(ib), d + ib * C, flt, CM, cb, ce);
+          const int64_t ia = x0 + k, ib = x0 + kb;
+          kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_pair00(r0, r1, r2, r3, r4, r5, r6, vm, (ia + PL - 6), kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM(ia), d + ia * C,
+                      (ib + PL - 6), kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM(ib), d + ib * C, flt, CM, cb, ce);
           k++, kb++;
         } else {
           const int64_t k1 = k < kl ? k++ : kb++;
-          ix = x0 + k1 * 1;
-          kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6) / 1, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM(ix), flt, d + ix * C, CM, cb, ce);
+          ix = x0 + k1;
+          kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_single00(r0, r1, r2, r3, r4, r5, r6, vm, (ix + PL - 6), kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM(ix), flt, d + ix * C, CM, cb, ce);
         }
       }
 #undef kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_CM
@@ -13901,9 +2487,8 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
         int64_t bi;
         for (k = kl, bi = 0; bi < nb; bi++) {
           const int wb = (int)(w0 + (bi < w1));
-          /* dy column of pixel k through the last filter col: exact (ix + PL - fx*dw is a multiple of 1) */
-          const int64_t q0 = (x0 + k * 1 + PL - 6) / 1;
-          float *o = d + (x0 + k * 1) * C;
+          const int64_t q0 = (x0 + k + PL - 6);
+          float *o = d + (x0 + k) * C;
           if (all && wb > 4) {
             switch (wb) {
               case 5: kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_fast00_5(r0 + q0 * CM, r1 + q0 * CM, r2 + q0 * CM, r3 + q0 * CM, r4 + q0 * CM, r5 + q0 * CM, r6 + q0 * CM, flt, o, CM, C, cb, ce, x->nt); break;
@@ -13933,412 +2518,412 @@ static void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_row0(const kfg_dwbpi_f32_nhw
       const int m0 = 2 * rem < 4 ? 2 * rem : 4, m1 = 2 * rem - m0;
       c0 = CV;
       for (k = 0; k < n; k++) {
-        ix = x0 + k * 1;
+        ix = x0 + k;
         {
           kv_f s_0 = kv_zero();
           kv_f s_1 = kv_zero();
           if (v0) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r0 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r0 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
-                              kv_ldn(flt + 0 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
+                              kv_ldn(flt + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r0 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r0 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
-                              kv_ldn(flt + 1 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
+                              kv_ldn(flt + CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r0 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 2 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r0 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 2 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 2 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r0 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 3 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r0 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 3 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 3 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r0 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 4 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r0 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 4 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 4 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r0 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 5 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r0 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 5 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 5 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r0 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 6 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r0 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 6 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 6 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v1) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r1 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 7 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r1 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 7 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 7 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r1 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 8 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r1 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 8 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 8 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r1 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 9 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r1 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 9 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 9 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r1 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 10 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r1 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 10 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 10 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r1 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 11 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r1 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 11 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 11 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r1 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 12 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r1 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 12 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 12 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r1 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 13 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r1 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 13 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 13 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v2) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r2 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 14 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r2 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 14 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 14 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r2 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 15 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r2 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 15 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 15 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r2 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 16 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r2 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 16 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 16 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r2 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 17 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r2 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 17 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 17 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r2 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 18 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r2 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 18 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 18 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r2 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 19 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r2 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 19 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 19 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r2 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 20 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r2 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 20 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 20 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v3) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r3 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 21 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r3 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 21 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 21 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r3 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 22 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r3 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 22 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 22 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r3 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 23 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r3 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 23 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 23 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r3 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 24 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r3 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 24 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 24 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r3 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 25 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r3 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 25 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 25 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r3 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 26 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r3 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 26 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 26 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r3 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 27 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r3 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 27 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 27 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v4) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r4 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 28 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r4 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 28 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 28 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r4 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 29 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r4 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 29 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 29 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r4 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 30 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r4 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 30 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 30 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r4 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 31 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r4 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 31 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 31 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r4 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 32 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r4 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 32 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 32 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r4 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 33 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r4 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 33 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 33 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r4 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 34 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r4 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 34 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 34 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v5) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r5 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 35 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r5 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 35 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 35 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r5 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 36 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r5 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 36 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 36 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r5 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 37 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r5 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 37 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 37 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r5 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 38 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r5 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 38 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 38 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r5 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 39 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r5 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 39 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 39 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r5 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 40 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r5 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 40 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 40 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r5 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 41 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r5 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 41 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 41 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
           }
           if (v6) {
-            const int64_t tx0 = ix + PL - 0; /* ox * 1 */
-            if (tx0 >= 0 && tx0 < OW * 1) {
-              const float *g = r6 + (tx0 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 42 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx0 = ix + PL; /* ox */
+            if (tx0 >= 0 && tx0 < OW) {
+              const float *g = r6 + tx0 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 42 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 42 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx1 = ix + PL - 1; /* ox * 1 */
-            if (tx1 >= 0 && tx1 < OW * 1) {
-              const float *g = r6 + (tx1 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 43 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx1 = ix + PL - 1; /* ox */
+            if (tx1 >= 0 && tx1 < OW) {
+              const float *g = r6 + tx1 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 43 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 43 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx2 = ix + PL - 2; /* ox * 1 */
-            if (tx2 >= 0 && tx2 < OW * 1) {
-              const float *g = r6 + (tx2 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 44 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx2 = ix + PL - 2; /* ox */
+            if (tx2 >= 0 && tx2 < OW) {
+              const float *g = r6 + tx2 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 44 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 44 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx3 = ix + PL - 3; /* ox * 1 */
-            if (tx3 >= 0 && tx3 < OW * 1) {
-              const float *g = r6 + (tx3 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 45 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx3 = ix + PL - 3; /* ox */
+            if (tx3 >= 0 && tx3 < OW) {
+              const float *g = r6 + tx3 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 45 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 45 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx4 = ix + PL - 4; /* ox * 1 */
-            if (tx4 >= 0 && tx4 < OW * 1) {
-              const float *g = r6 + (tx4 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 46 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx4 = ix + PL - 4; /* ox */
+            if (tx4 >= 0 && tx4 < OW) {
+              const float *g = r6 + tx4 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 46 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 46 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx5 = ix + PL - 5; /* ox * 1 */
-            if (tx5 >= 0 && tx5 < OW * 1) {
-              const float *g = r6 + (tx5 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 47 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx5 = ix + PL - 5; /* ox */
+            if (tx5 >= 0 && tx5 < OW) {
+              const float *g = r6 + tx5 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 47 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 47 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
-            const int64_t tx6 = ix + PL - 6; /* ox * 1 */
-            if (tx6 >= 0 && tx6 < OW * 1) {
-              const float *g = r6 + (tx6 / 1) * CM + c0 * 2;
-              s_0 = kv_fma(kv_ldn(g + 0, m0, kv_zero()),
-                              kv_ldn(flt + 48 * CM + c0 * 2 + 0, m0, kv_zero()), s_0);
+            const int64_t tx6 = ix + PL - 6; /* ox */
+            if (tx6 >= 0 && tx6 < OW) {
+              const float *g = r6 + tx6 * CM + c0 * 2;
+              s_0 = kv_fma(kv_ldn(g, m0, kv_zero()),
+                              kv_ldn(flt + 48 * CM + c0 * 2, m0, kv_zero()), s_0);
               s_1 = kv_fma(kv_ldn(g + 4, m1, kv_zero()),
                               kv_ldn(flt + 48 * CM + c0 * 2 + 4, m1, kv_zero()), s_1);
             }
@@ -14380,13 +2965,13 @@ void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon(const void *args, const kfi_par *pa
      the dy columns two blocks share and the filter are read from L1. */
   x.cc = 1048576 / 1208 / 16 * 16;
   if (x.cc < 16) x.cc = 16;
-  x.x0[0] = ((0 - PL) % 1 + 1) % 1;
-  x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 0) / 1 : 0;
+  x.x0[0] = 0;
+  x.n[0] = W;
   {
     /* interior: ix in [lo, hi), where every filter column of the phase lands on dy */
-    const int64_t lo = 6 - PL, hi = (OW - 1) * 1 + 0 - PL + 1;
-    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0] + 0) / 1;
-    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0] + 0) / 1;
+    const int64_t lo = 6 - PL, hi = (OW - 1) - PL + 1;
+    x.klo[0] = lo <= x.x0[0] ? 0 : (lo - x.x0[0]);
+    x.khi[0] = hi <= x.x0[0] ? 0 : (hi - x.x0[0]);
     if (x.klo[0] > x.n[0]) x.klo[0] = x.n[0];
     if (x.khi[0] > x.n[0]) x.khi[0] = x.n[0];
     if (x.khi[0] < x.klo[0]) x.khi[0] = x.klo[0];

@@ -167,7 +167,7 @@ static void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_bd0(double *d, const doubl
 static void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_task(void *ctx, size_t t) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)ctx;
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 1;
+  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C;
   const double *dy = (const double *)a->dy;
   const double *flt = (const double *)a->filter;
   double *dx = (double *)a->dx;
@@ -188,11 +188,11 @@ static void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_task(void *ctx, size_t t) 
     b = pl / C;
     ch = pl % C;
     {
-      const double *gp = dy + (b * CM + ch * 1) * OH * OW; /* planes ch*1 .. ch*1+0 */
-      const double *fp = flt + ch * 1;                     /* f[fy][fx][ch][m] at fp[(fy*3+fx)*CM + m] */
+      const double *gp = dy + (b * CM + ch) * OH * OW; /* plane ch */
+      const double *fp = flt + ch;                     /* f[fy][fx][ch] at fp[(fy*3+fx)*CM] */
       (void)gp;
       for (i = 0; i < 9; i++) {
-        fl[i * 1 + 0] = kfi_ld_f64(fp[i * CM + 0]);
+        fl[i] = kfi_ld_f64(fp[i * CM]);
       }
       for (iy = 0; iy < H; iy++) {
         double *d = dx + ((b * C + ch) * H + iy) * W;
@@ -215,7 +215,7 @@ static void kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_task(void *ctx, size_t t) 
               kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_in0(d, g0_0, g1_0, g2_0, fl, q, qhi, PL);
             } else {
               double *r = d;
-              for (i = q * 1 - PL; i < qhi * 1 - PL; i++) r[i] = 0;
+              for (i = q - PL; i < qhi - PL; i++) r[i] = 0;
               if (v0) kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_acc0(r, g0_0, fl, q, qhi, PL);
               if (v1) kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_acc1(r, g1_0, fl, q, qhi, PL);
               if (v2) kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_acc2(r, g2_0, fl, q, qhi, PL);

@@ -243,7 +243,7 @@ static void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m1__scalar_bd1(double *d, const doubl
 static void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m1__scalar_task(void *ctx, size_t t) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)ctx;
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 1;
+  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C;
   const double *dy = (const double *)a->dy;
   const double *flt = (const double *)a->filter;
   double *dx = (double *)a->dx;
@@ -264,11 +264,11 @@ static void kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m1__scalar_task(void *ctx, size_t t) 
     b = pl / C;
     ch = pl % C;
     {
-      const double *gp = dy + (b * CM + ch * 1) * OH * OW; /* planes ch*1 .. ch*1+0 */
-      const double *fp = flt + ch * 1;                     /* f[fy][fx][ch][m] at fp[(fy*3+fx)*CM + m] */
+      const double *gp = dy + (b * CM + ch) * OH * OW; /* plane ch */
+      const double *fp = flt + ch;                     /* f[fy][fx][ch] at fp[(fy*3+fx)*CM] */
       (void)gp;
       for (i = 0; i < 9; i++) {
-        fl[i * 1 + 0] = kfi_ld_f64(fp[i * CM + 0]);
+        fl[i] = kfi_ld_f64(fp[i * CM]);
       }
       for (iy = 0; iy < H; iy++) {
         double *d = dx + ((b * C + ch) * H + iy) * W;

@@ -13,7 +13,7 @@ size_t kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar_scratch(const void *args) {
 }
 
 /* One filter tap (fy, fx) over one output row: r[ix*C + c] +=
-   sum_m dy[oy, ox, c*1 + m] * f[c*1 + m], ix = ox*2 + base. */
+   sum_m dy[oy, ox, c*dm + m] * f[c*dm + m] (dm = 1), ix = ox*sw + base (sw = 2). */
 #if defined(__GNUC__)
 __attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
 #endif
@@ -22,7 +22,7 @@ static void kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar_tap(double *restrict r, co
   int64_t ox, c;
   for (ox = ox0; ox < ox1; ox++) {
     double *restrict rr = r + (ox * 2 + base) * C;
-    const double *restrict gg = g + ox * C * 1;
+    const double *restrict gg = g + ox * C;
     for (c = 0; c < C; c++) rr[c] += kfi_ld_f64(gg[c]) * f[c];
   }
 }
@@ -31,14 +31,14 @@ void kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar(const void *args, const kfi_par *
   (void)par; /* the portable variant runs serially */
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
   const int64_t N = a->n, H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * 1, WC = W * C;
+  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C, WC = W * C;
   const double *dy = (const double *)a->dy;
   double *dx = (double *)a->dx;
   const double *flt = (const double *)a->filter;
   int64_t b, iy, i;
-  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*2 + base0 in [0, W) */
-  const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfi_floordiv(PL - 0 + 1, 2), x1_0 = kfi_floordiv(W - 1 + PL - 0, 2) + 1;
+  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox * 2 + base0 in [0, W) */
+  const int64_t base0 = -PL;
+  int64_t x0_0 = kfi_floordiv(PL + 1, 2), x1_0 = kfi_floordiv(W - 1 + PL, 2) + 1;
   if (x0_0 < 0) x0_0 = 0;
   if (x1_0 > OW) x1_0 = OW;
 
@@ -47,10 +47,10 @@ void kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar(const void *args, const kfi_par *
       double *r = dx + (b * H + iy) * WC;
       for (i = 0; i < WC; i++) r[i] = 0;
       {
-        const int64_t ty = iy + PT - 0; /* oy * 2 */
+        const int64_t ty = iy + PT; /* oy * 2 */
         if (ty >= 0 && ty % 2 == 0 && ty / 2 < OH) {
           const double *g = dy + (b * OH + ty / 2) * OW * CM;
-          kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar_tap(r, g, flt + 0 * CM, x0_0, x1_0, base0, C);
+          kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar_tap(r, g, flt, x0_0, x1_0, base0, C);
         }
       }
     }

@@ -13,7 +13,7 @@ size_t kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_scratch(const void *args) {
 }
 
 /* One filter tap (fy, fx) over one output row: r[ix*C + c] +=
-   sum_m dy[oy, ox, c*2 + m] * f[c*2 + m], ix = ox*1 + base. */
+   sum_m dy[oy, ox, c*dm + m] * f[c*dm + m] (dm = 2), ix = ox*sw + base (sw = 1). */
 #if defined(__GNUC__)
 __attribute__((noinline)) /* one copy of the vectorized loop: compact, fast to compile */
 #endif
@@ -21,9 +21,9 @@ static void kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_tap(double *restrict r, co
                           int64_t ox0, int64_t ox1, int64_t base, int64_t C) {
   int64_t ox, c;
   for (ox = ox0; ox < ox1; ox++) {
-    double *restrict rr = r + (ox * 1 + base) * C;
+    double *restrict rr = r + (ox + base) * C;
     const double *restrict gg = g + ox * C * 2;
-    for (c = 0; c < C; c++) rr[c] += kfi_ld_f64(gg[c * 2 + 0]) * f[c * 2 + 0] + kfi_ld_f64(gg[c * 2 + 1]) * f[c * 2 + 1];
+    for (c = 0; c < C; c++) rr[c] += kfi_ld_f64(gg[c * 2]) * f[c * 2] + kfi_ld_f64(gg[c * 2 + 1]) * f[c * 2 + 1];
   }
 }
 
@@ -36,19 +36,19 @@ void kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar(const void *args, const kfi_par *
   double *dx = (double *)a->dx;
   const double *flt = (const double *)a->filter;
   int64_t b, iy, i;
-  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox*1 + base0 in [0, W) */
-  const int64_t base0 = 0 - PL;
-  int64_t x0_0 = kfi_floordiv(PL - 0 + 0, 1), x1_0 = kfi_floordiv(W - 1 + PL - 0, 1) + 1;
+  /* tap column 0: ox in [x0_0, x1_0) lands on ix = ox + base0 in [0, W) */
+  const int64_t base0 = -PL;
+  int64_t x0_0 = PL, x1_0 = W + PL;
   if (x0_0 < 0) x0_0 = 0;
   if (x1_0 > OW) x1_0 = OW;
-  /* tap column 1: ox in [x0_1, x1_1) lands on ix = ox*1 + base1 in [0, W) */
+  /* tap column 1: ox in [x0_1, x1_1) lands on ix = ox + base1 in [0, W) */
   const int64_t base1 = 1 - PL;
-  int64_t x0_1 = kfi_floordiv(PL - 1 + 0, 1), x1_1 = kfi_floordiv(W - 1 + PL - 1, 1) + 1;
+  int64_t x0_1 = PL - 1, x1_1 = W + PL - 1;
   if (x0_1 < 0) x0_1 = 0;
   if (x1_1 > OW) x1_1 = OW;
-  /* tap column 2: ox in [x0_2, x1_2) lands on ix = ox*1 + base2 in [0, W) */
+  /* tap column 2: ox in [x0_2, x1_2) lands on ix = ox + base2 in [0, W) */
   const int64_t base2 = 2 - PL;
-  int64_t x0_2 = kfi_floordiv(PL - 2 + 0, 1), x1_2 = kfi_floordiv(W - 1 + PL - 2, 1) + 1;
+  int64_t x0_2 = PL - 2, x1_2 = W + PL - 2;
   if (x0_2 < 0) x0_2 = 0;
   if (x1_2 > OW) x1_2 = OW;
 
@@ -57,27 +57,27 @@ void kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar(const void *args, const kfi_par *
       double *r = dx + (b * H + iy) * WC;
       for (i = 0; i < WC; i++) r[i] = 0;
       {
-        const int64_t ty = iy + PT - 0; /* oy * 1 */
-        if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const double *g = dy + (b * OH + ty / 1) * OW * CM;
-          kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_tap(r, g, flt + 0 * CM, x0_0, x1_0, base0, C);
-          kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_tap(r, g, flt + 1 * CM, x0_1, x1_1, base1, C);
+        const int64_t ty = iy + PT; /* oy */
+        if (ty >= 0 && ty < OH) {
+          const double *g = dy + (b * OH + ty) * OW * CM;
+          kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_tap(r, g, flt, x0_0, x1_0, base0, C);
+          kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_tap(r, g, flt + CM, x0_1, x1_1, base1, C);
           kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_tap(r, g, flt + 2 * CM, x0_2, x1_2, base2, C);
         }
       }
       {
-        const int64_t ty = iy + PT - 1; /* oy * 1 */
-        if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const double *g = dy + (b * OH + ty / 1) * OW * CM;
+        const int64_t ty = iy + PT - 1; /* oy */
+        if (ty >= 0 && ty < OH) {
+          const double *g = dy + (b * OH + ty) * OW * CM;
           kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_tap(r, g, flt + 3 * CM, x0_0, x1_0, base0, C);
           kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_tap(r, g, flt + 4 * CM, x0_1, x1_1, base1, C);
           kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_tap(r, g, flt + 5 * CM, x0_2, x1_2, base2, C);
         }
       }
       {
-        const int64_t ty = iy + PT - 2; /* oy * 1 */
-        if (ty >= 0 && ty % 1 == 0 && ty / 1 < OH) {
-          const double *g = dy + (b * OH + ty / 1) * OW * CM;
+        const int64_t ty = iy + PT - 2; /* oy */
+        if (ty >= 0 && ty < OH) {
+          const double *g = dy + (b * OH + ty) * OW * CM;
           kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_tap(r, g, flt + 6 * CM, x0_0, x1_0, base0, C);
           kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_tap(r, g, flt + 7 * CM, x0_1, x1_1, base1, C);
           kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_tap(r, g, flt + 8 * CM, x0_2, x1_2, base2, C);

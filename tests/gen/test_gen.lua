@@ -210,6 +210,11 @@ try("template: f32(x) is the float nearest x (RNE), e.g. f32(1 + 2^-24) denotes 
   local v = tonumber((lit:gsub("f$", "")))
   return v == string.unpack("f", string.pack("f", 1 + 2^-24)), "f32(1 + 2^-24) = " .. lit .. " (C reads it as 1.00000012f)"
 end)
+render_is("template: mul/div/mod/add/sub/sum fold unit and zero constants (no `* 1`, `/ 1`, `% 1`, `+ 0`, `0 *`)",
+  "${mul(\"c0\", 1)}|${mul(3, \"CM\")}|${mul(0, \"CM\")}|${mul(2, 3)}|${div(\"ty\", 1)}|${div(\"ty\", 2)}|" ..
+  "${mod(\"oy\", 1)}|${mod(\"oy\", 3)}|${add(\"q\", 0)}|${add(\"q\", -2)}|${sub(\"ix + PL\", 0)}|${sub(\"ix\", 2)}|" ..
+  "${sum(\"flt\", mul(0, \"CM\"), mul(\"c0\", 2), 0)}|${sum(0, \"0\")}|${par(\"q + 1\")}|${par(\"q\")}\n", {},
+  "c0|3 * CM|0|6|ty|ty / 2|0|oy % 3|q|q - 2|ix + PL|ix - 2|flt + c0 * 2|0|(q + 1)|q\n")
 render_err("template: f64() of a non-finite value is an error naming file:line",
   "a\nb\n${f64(1/0)}\n", {}, { "t.c.in:3:", "non-finite" })
 render_err("template: f32() of a non-finite value is an error naming the template's file:line",
