@@ -121,11 +121,38 @@ static const kfi_attr_def DepthwiseConv2dNativeBackpropInput_attrs[] = {
     { offsetof(kf_attrs, dilations), offsetof(kf_attrs, num_dilations), 8, sizeof(((kf_attrs *)0)->dilations[0]), NULL, 0 } },
 };
 
+static const kfi_tensor_def DepthwiseConv2dNativeBackpropFilter_in[] = {
+  { "input", "T" },
+  { "filter_sizes", "int32" },
+  { "out_backprop", "T" },
+};
+static const kfi_tensor_def DepthwiseConv2dNativeBackpropFilter_out[] = {
+  { "filter_backprop", "T" },
+};
+static const char *const DepthwiseConv2dNativeBackpropFilter_a1[] = { "half", "bfloat16", "float", "double" };
+static const char *const DepthwiseConv2dNativeBackpropFilter_a3[] = { "SAME", "VALID", "EXPLICIT" };
+static const char *const DepthwiseConv2dNativeBackpropFilter_a5[] = { "NHWC", "NCHW" };
+static const kfi_attr_def DepthwiseConv2dNativeBackpropFilter_attrs[] = {
+  { "T", KFI_ATTR_TYPE, NULL, DepthwiseConv2dNativeBackpropFilter_a1, 4, 0,
+    { offsetof(kf_attrs, T), 0, 1, sizeof(((kf_attrs *)0)->T), NULL, 0 } },
+  { "strides", KFI_ATTR_INT_LIST, NULL, NULL, 0, 1,
+    { offsetof(kf_attrs, strides), offsetof(kf_attrs, num_strides), 8, sizeof(((kf_attrs *)0)->strides[0]), NULL, 0 } },
+  { "padding", KFI_ATTR_STRING, NULL, DepthwiseConv2dNativeBackpropFilter_a3, 3, 1,
+    { offsetof(kf_attrs, padding), 0, 1, sizeof(((kf_attrs *)0)->padding), kfg_enum_padding, 3 } },
+  { "explicit_paddings", KFI_ATTR_INT_LIST, "", NULL, 0, 0,
+    { offsetof(kf_attrs, explicit_paddings), offsetof(kf_attrs, num_explicit_paddings), 16, sizeof(((kf_attrs *)0)->explicit_paddings[0]), NULL, 0 } },
+  { "data_format", KFI_ATTR_STRING, "NHWC", DepthwiseConv2dNativeBackpropFilter_a5, 2, 0,
+    { offsetof(kf_attrs, data_format), 0, 1, sizeof(((kf_attrs *)0)->data_format), kfg_enum_data_format, 4 } },
+  { "dilations", KFI_ATTR_INT_LIST, "1,1,1,1", NULL, 0, 0,
+    { offsetof(kf_attrs, dilations), offsetof(kf_attrs, num_dilations), 8, sizeof(((kf_attrs *)0)->dilations[0]), NULL, 0 } },
+};
+
 const kfi_op_def kfg_ops[] = {
   { KF_OP_FUSED_BATCH_NORM_GRAD, "FusedBatchNormGrad", KFG_FAMILY_BNGRAD, 5, FusedBatchNormGrad_in, 5, FusedBatchNormGrad_out, 4, FusedBatchNormGrad_attrs },
   { KF_OP_FUSED_BATCH_NORM_GRAD_V2, "FusedBatchNormGradV2", KFG_FAMILY_BNGRAD, 5, FusedBatchNormGradV2_in, 5, FusedBatchNormGradV2_out, 5, FusedBatchNormGradV2_attrs },
   { KF_OP_FUSED_BATCH_NORM_GRAD_V3, "FusedBatchNormGradV3", KFG_FAMILY_BNGRAD, 6, FusedBatchNormGradV3_in, 5, FusedBatchNormGradV3_out, 5, FusedBatchNormGradV3_attrs },
   { KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, "DepthwiseConv2dNativeBackpropInput", KFG_FAMILY_DWBPI, 3, DepthwiseConv2dNativeBackpropInput_in, 1, DepthwiseConv2dNativeBackpropInput_out, 6, DepthwiseConv2dNativeBackpropInput_attrs },
+  { KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_FILTER, "DepthwiseConv2dNativeBackpropFilter", KFG_FAMILY_DWBPF, 3, DepthwiseConv2dNativeBackpropFilter_in, 1, DepthwiseConv2dNativeBackpropFilter_out, 6, DepthwiseConv2dNativeBackpropFilter_attrs },
 };
 const int kfg_op_count = (int)(sizeof kfg_ops / sizeof kfg_ops[0]);
 
@@ -143,9 +170,20 @@ static const kfi_axis_value dwbpi_axis7[] = { { 1, "1" }, { 2, "2" }, { 3, "3" }
 static const kfi_axis_value dwbpi_axis8[] = { { 1, "1" }, { 2, "2" }, { 3, "3" }, { 4, "4" } };
 static const kfi_axis_value dwbpi_axis9[] = { { 1, "1" }, { 2, "2" }, { 3, "3" }, { 4, "4" } };
 static const kfi_axis_def dwbpi_axes[] = { { "T", 4, dwbpi_axis1 }, { "layout", 2, dwbpi_axis2 }, { "kh", 7, dwbpi_axis3 }, { "kw", 7, dwbpi_axis4 }, { "sh", 4, dwbpi_axis5 }, { "sw", 4, dwbpi_axis6 }, { "dh", 4, dwbpi_axis7 }, { "dw", 4, dwbpi_axis8 }, { "dm", 4, dwbpi_axis9 } };
+static const kfi_axis_value dwbpf_axis1[] = { { KF_HALF, "f16" }, { KF_BFLOAT16, "bf16" }, { KF_FLOAT, "f32" }, { KF_DOUBLE, "f64" } };
+static const kfi_axis_value dwbpf_axis2[] = { { KFI_CHANNELS_LAST, "nhwc" }, { KFI_CHANNELS_FIRST, "nchw" } };
+static const kfi_axis_value dwbpf_axis3[] = { { 1, "1" }, { 2, "2" }, { 3, "3" }, { 4, "4" }, { 5, "5" }, { 6, "6" }, { 7, "7" } };
+static const kfi_axis_value dwbpf_axis4[] = { { 1, "1" }, { 2, "2" }, { 3, "3" }, { 4, "4" }, { 5, "5" }, { 6, "6" }, { 7, "7" } };
+static const kfi_axis_value dwbpf_axis5[] = { { 1, "1" }, { 2, "2" }, { 3, "3" }, { 4, "4" } };
+static const kfi_axis_value dwbpf_axis6[] = { { 1, "1" }, { 2, "2" }, { 3, "3" }, { 4, "4" } };
+static const kfi_axis_value dwbpf_axis7[] = { { 1, "1" }, { 2, "2" }, { 3, "3" }, { 4, "4" } };
+static const kfi_axis_value dwbpf_axis8[] = { { 1, "1" }, { 2, "2" }, { 3, "3" }, { 4, "4" } };
+static const kfi_axis_value dwbpf_axis9[] = { { 1, "1" }, { 2, "2" }, { 3, "3" }, { 4, "4" } };
+static const kfi_axis_def dwbpf_axes[] = { { "T", 4, dwbpf_axis1 }, { "layout", 2, dwbpf_axis2 }, { "kh", 7, dwbpf_axis3 }, { "kw", 7, dwbpf_axis4 }, { "sh", 4, dwbpf_axis5 }, { "sw", 4, dwbpf_axis6 }, { "dh", 4, dwbpf_axis7 }, { "dw", 4, dwbpf_axis8 }, { "dm", 4, dwbpf_axis9 } };
 const kfi_family_def kfg_families[KFG_FAMILY_COUNT] = {
   { "bngrad", 3, bngrad_axes, kfi_plan_bngrad, kfi_exec_bngrad },
   { "dwbpi", 9, dwbpi_axes, kfi_plan_dwbpi, kfi_exec_dwbpi },
+  { "dwbpf", 9, dwbpf_axes, kfi_plan_dwbpf, kfi_exec_dwbpf },
 };
 
 const kfi_rule kfg_rules[KFG_RULE_COUNT] = {
@@ -182,4 +220,28 @@ const kfi_rule kfg_rules[KFG_RULE_COUNT] = {
   { "dwbpi.negative_output", "Computed output size would be negative: %lld [input_size: %lld, effective_filter_size: %lld, stride: %lld]" },
   { "dwbpi.rows_mismatch", "DepthwiseConv2DBackpropInput: Number of rows of out_backprop doesn't match computed: actual = %lld, computed = %lld" },
   { "dwbpi.cols_mismatch", "DepthwiseConv2DBackpropInput: Number of cols of out_backprop doesn't match computed: actual = %lld, computed = %lld" },
+  { "dwbpf.input_dtype", "%s must be %s, got %s" },
+  { "dwbpf.strides_len", "Sliding window strides field must specify 4 dimensions" },
+  { "dwbpf.strides_batch_depth", "Current implementation does not yet support strides in the batch and depth dimensions." },
+  { "dwbpf.dilations_len", "Sliding window dilations field must specify 4 dimensions" },
+  { "dwbpf.dilations_batch_depth", "Current implementation does not yet support dilations in the batch and depth dimensions." },
+  { "dwbpf.explicit_len", "explicit_paddings attribute must contain 8 values, but got: %d" },
+  { "dwbpf.explicit_negative", "All elements of explicit_paddings must be nonnegative" },
+  { "dwbpf.explicit_batch_depth", "Nonzero explicit padding in the batch or depth dimensions is not supported" },
+  { "dwbpf.explicit_not_empty", "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT" },
+  { "dwbpf.filter_sizes_rank", "Conv2DBackpropFilter: filter_sizes input must be 1-dim, not %d" },
+  { "dwbpf.filter_sizes_negative", "Dimension %d of filter_sizes must be >= 0" },
+  { "dwbpf.filter_sizes_overflow", "Encountered overflow when multiplying %lld with %lld, result: -1" },
+  { "dwbpf.input_rank", "DepthwiseConv2DBackpropFilter: input must be 4-dimensional" },
+  { "dwbpf.filter_rank", "DepthwiseConv2DBackpropFilter: filter must be 4-dimensional" },
+  { "dwbpf.out_backprop_rank", "DepthwiseConv2DBackpropFilter: out_backprop must be 4-dimensional" },
+  { "dwbpf.batch", "DepthwiseConv2DBackpropFilter: input and out_backprop must have the same batch size" },
+  { "dwbpf.too_large", "%s too large" },
+  { "dwbpf.in_depth", "DepthwiseConv2DBackpropFilter: input and filter must have the same in_depth" },
+  { "dwbpf.out_depth", "DepthwiseConv2DBackpropFilter: depth_multiplier * in_depth not equal to out_depth" },
+  { "dwbpf.stride_positive", "Stride must be > 0, but got %lld" },
+  { "dwbpf.dilation_positive", "Dilation rate must be >= 1, but got %lld" },
+  { "dwbpf.negative_output", "Computed output size would be negative: %lld [input_size: %lld, effective_filter_size: %lld, stride: %lld]" },
+  { "dwbpf.rows_mismatch", "DepthwiseConv2DBackpropFilter: Number of rows of out_backprop doesn't match computed: actual = %lld, computed = %lld" },
+  { "dwbpf.cols_mismatch", "DepthwiseConv2DBackpropFilter: Number of cols of out_backprop doesn't match computed: actual = %lld, computed = %lld" },
 };

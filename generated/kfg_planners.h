@@ -16,5 +16,9 @@ kf_status kfi_plan_dwbpi(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a,
     const kf_tensor_desc *in, const kf_plan_options *opt, kf_error *err);
 kf_status kfi_exec_dwbpi(const kfi_plan *p, const void *const *in, void *const *out, void *scratch,
     kf_error *err);
+kf_status kfi_plan_dwbpf(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a,
+    const kf_tensor_desc *in, const kf_plan_options *opt, kf_error *err);
+kf_status kfi_exec_dwbpf(const kfi_plan *p, const void *const *in, void *const *out, void *scratch,
+    kf_error *err);
 
 #endif

@@ -177,6 +177,366 @@ size_t kfg_bngrad_f16_generic__scalar_scratch(const void *args);
 void kfg_bngrad_f32_generic__scalar(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_generic__scalar_scratch(const void *args);
 #if defined(__x86_64__)
+void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx512(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx512_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__x86_64__)
+void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__aarch64__)
+void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f64_nchw_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f64_nchw_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f64_nchw_k3x3s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f64_nchw_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f64_nchw_k5x5s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f64_nchw_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f64_nhwc_k3x3s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f64_nhwc_k3x3s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f64_nhwc_k3x3s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f64_nhwc_k3x3s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f64_nhwc_k5x5s1x1d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f64_nhwc_k5x5s1x1d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_f64_nhwc_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f64_nhwc_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
+void kfg_dwbpf_bf16_generic__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_generic__scalar_scratch(const void *args);
+void kfg_dwbpf_f16_generic__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_generic__scalar_scratch(const void *args);
+void kfg_dwbpf_f32_generic__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_generic__scalar_scratch(const void *args);
+void kfg_dwbpf_f64_generic__scalar(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f64_generic__scalar_scratch(const void *args);
+#if defined(__x86_64__)
 void kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx512_scratch(const void *args);
 #endif
@@ -1525,6 +1885,258 @@ const kfi_kernel kfg_registry[] = {
   { "kfg_bngrad_bf16_generic__scalar", "T=bf16 layout=any mode=any isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 1, { KF_BFLOAT16, KFI_ANY, KFI_ANY }, kfg_bngrad_bf16_generic__scalar, kfg_bngrad_bf16_generic__scalar_scratch },
   { "kfg_bngrad_f16_generic__scalar", "T=f16 layout=any mode=any isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 1, { KF_HALF, KFI_ANY, KFI_ANY }, kfg_bngrad_f16_generic__scalar, kfg_bngrad_f16_generic__scalar_scratch },
   { "kfg_bngrad_f32_generic__scalar", "T=f32 layout=any mode=any isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 1, { KF_FLOAT, KFI_ANY, KFI_ANY }, kfg_bngrad_f32_generic__scalar, kfg_bngrad_f32_generic__scalar_scratch },
+#if defined(__x86_64__)
+  { "kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx512", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx512", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx512", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx512", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx512", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx512", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx512", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx512", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx512_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx2", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx2", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx2", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx2", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx2", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx2", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx2", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx2", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx2_scratch },
+#endif
+#if defined(__x86_64__)
+  { "kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__neon", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__neon, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__neon", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__neon, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__neon", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__neon, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__neon", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__neon, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__neon", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__neon, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__neon", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__neon, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__neon", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__neon, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__aarch64__)
+  { "kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon_scratch },
+#endif
+  { "kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f64_nchw_k3x3s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f64_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f64_nchw_k3x3s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f64_nchw_k3x3s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f64_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f64_nchw_k3x3s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f64_nchw_k5x5s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f64_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f64_nchw_k5x5s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f64_nhwc_k3x3s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f64_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f64_nhwc_k3x3s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f64_nhwc_k3x3s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f64_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f64_nhwc_k3x3s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f64_nhwc_k5x5s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f64_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f64_nhwc_k5x5s1x1d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_f64_nhwc_k5x5s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f64_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f64_nhwc_k5x5s2x2d1x1m1__scalar_scratch },
+  { "kfg_dwbpf_bf16_generic__scalar", "T=bf16 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 1, { KF_BFLOAT16, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpf_bf16_generic__scalar, kfg_dwbpf_bf16_generic__scalar_scratch },
+  { "kfg_dwbpf_f16_generic__scalar", "T=f16 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 1, { KF_HALF, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpf_f16_generic__scalar, kfg_dwbpf_f16_generic__scalar_scratch },
+  { "kfg_dwbpf_f32_generic__scalar", "T=f32 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 1, { KF_FLOAT, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpf_f32_generic__scalar, kfg_dwbpf_f32_generic__scalar_scratch },
+  { "kfg_dwbpf_f64_generic__scalar", "T=f64 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 1, { KF_DOUBLE, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpf_f64_generic__scalar, kfg_dwbpf_f64_generic__scalar_scratch },
 #if defined(__x86_64__)
   { "kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx512", "T=bf16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx512, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx512_scratch },
 #endif

@@ -10,6 +10,7 @@ typedef enum kf_op {
   KF_OP_FUSED_BATCH_NORM_GRAD_V2, /* FusedBatchNormGradV2 (bngrad) */
   KF_OP_FUSED_BATCH_NORM_GRAD_V3, /* FusedBatchNormGradV3 (bngrad) */
   KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, /* DepthwiseConv2dNativeBackpropInput (dwbpi) */
+  KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_FILTER, /* DepthwiseConv2dNativeBackpropFilter (dwbpf) */
   KF_OP_COUNT
 } kf_op;
 

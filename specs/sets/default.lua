@@ -17,5 +17,13 @@ return {
     { family = "dwbpi", kind = "specialized", isa = { "avx2", "avx512", "neon" }, T = { "f32", "f16", "bf16" },
       layout = "*", kh = { 1, 3, 5, 7 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 } },
     { family = "dwbpi", kind = "generic", T = "*" },
+    -- Depthwise backprop filter: the MobileNet/EfficientNet shapes (3x3 and
+    -- 5x5, strides 1 and 2, no dilation, multiplier 1) in every layout;
+    -- SIMD for the training dtypes, portable C for all.
+    { family = "dwbpf", kind = "specialized", isa = "scalar", T = "*", layout = "*",
+      kh = { 3, 5 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = 1 },
+    { family = "dwbpf", kind = "specialized", isa = { "avx2", "avx512", "neon" }, T = { "f32", "f16", "bf16" },
+      layout = "*", kh = { 3, 5 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = 1 },
+    { family = "dwbpf", kind = "generic", T = "*" },
   },
 }

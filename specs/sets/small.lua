@@ -10,5 +10,8 @@ return {
     { family = "dwbpi", kind = "specialized", isa = "scalar", T = { "f32", "bf16" }, layout = "*", kh = 3, kw = 3,
       sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 } },
     { family = "dwbpi", kind = "generic", T = "*" },
+    { family = "dwbpf", kind = "specialized", isa = "scalar", T = { "f32", "bf16" }, layout = "*", kh = 3, kw = 3,
+      sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = 1 },
+    { family = "dwbpf", kind = "generic", T = "*" },
   },
 }

@@ -1,0 +1,660 @@
+/*
+** test_dwbpf.c -- DepthwiseConv2dNativeBackpropFilter against the float64
+** reference (tests/ref/dwbpf_ref.c):
+**   - the generic kernels (forced, and through generic_only) on random
+**     configurations of everything: both layouts, every dtype, SAME/VALID/
+**     EXPLICIT, unequal strides, dilations, multipliers 1..4, empty dims,
+**     an empty batch (zeros);
+**   - every specialized kernel of the registry forced by name on random
+**     shapes of its configuration (skipped where its ISA is not here);
+**   - default selection picks a specialized kernel for its configuration;
+**   - bitwise equal results for 1 and 3 threads;
+**   - accuracy of a long reduction (N*OH*OW = 2^20 per tap);
+**   - one negative test per rule of specs/ops/dwbpf.lua (status, rule id,
+**     message: TF 2.21's words, docs/semantics_dwbpf.md), and that every
+**     rule is covered.
+**
+** Tolerances (per element, scaled by l1 = the sum of |terms| of that
+** element, since a long reduction's rounding error scales with it, and
+** cancellation may make the result itself small):
+**   half      7e-4  the result is rounded once to half (2^-11 relative =
+**                   4.9e-4 of |result| <= l1), after a float sum;
+**   bfloat16  5e-3  rounded once to bfloat16 (2^-8 = 3.9e-3);
+**   float     1e-6  as tests/test_accuracy.c: float sums of at most PIECE
+**                   (128) terms in registers, at most a few pieces per task,
+**                   then a pairwise tree: random-sign rounding errors stay
+**                   far below 1e-6 of l1 (the worst case n*eps is not reached);
+**   double    1e-13 the same in double.
+** An element with no term (l1 = 0) must be exactly 0.
+*/
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "kfi.h" /* kfg_rules[]: the spec's rule table */
+#include "ref/dwbpf_ref.h"
+
+#define OP KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_FILTER
+
+static const kf_dtype dtypes[] = { KF_HALF, KF_BFLOAT16, KF_FLOAT, KF_DOUBLE };
+static const char *const tags[] = { "f16", "bf16", "f32", "f64" };
+static const char *const pad_names[] = { "SAME", "VALID", "EXPLICIT" };
+
+static double tol(kf_dtype t) {
+  switch (t) {
+    case KF_HALF: return 7e-4;
+    case KF_BFLOAT16: return 5e-3;
+    case KF_FLOAT: return 1e-6;
+    default: return 1e-13;
+  }
+}
+
+/* ---- a 3-thread pool (plain pthreads, as tests/test_consistency.c) ---- */
+typedef struct pool_job {
+  kf_task_fn task;
+  void *ctx;
+  size_t n, next;
+  pthread_mutex_t mu;
+} pool_job;
+
+static void *pool_worker(void *arg) {
+  pool_job *j = (pool_job *)arg;
+  for (;;) {
+    size_t i;
+    pthread_mutex_lock(&j->mu);
+    i = j->next++;
+    pthread_mutex_unlock(&j->mu);
+    if (i >= j->n) return NULL;
+    j->task(j->ctx, i);
+  }
+}
+
+static void pool_for(void *unused, kf_task_fn task, void *ctx, size_t n) {
+  pthread_t t[2];
+  pool_job j;
+  int k;
+  (void)unused;
+  j.task = task, j.ctx = ctx, j.n = n, j.next = 0;
+  pthread_mutex_init(&j.mu, NULL);
+  for (k = 0; k < 2; k++) pthread_create(&t[k], NULL, pool_worker, &j);
+  pool_worker(&j);
+  for (k = 0; k < 2; k++) pthread_join(t[k], NULL);
+  pthread_mutex_destroy(&j.mu);
+}
+
+static const kf_threads pool3 = { pool_for, NULL, 3 };
+
+/* ---- cases ---- */
+typedef struct bcase {
+  kf_dtype T;
+  int nchw;
+  int64_t n, h, w, c, m, kh, kw;
+  int sh, sw, dh, dw;
+  kf_padding pad;
+  int64_t ep[4]; /* explicit: top, bottom, left, right */
+} bcase;
+
+static void describe(const bcase *d, char *buf, size_t n) {
+  snprintf(buf, n, "T=%s %s x=[%lld,%lld,%lld,%lld] filter=%lldx%lld m=%lld s=%dx%d d=%dx%d %s(%lld,%lld,%lld,%lld)",
+           kf_dtype_name(d->T), d->nchw ? "NCHW" : "NHWC", (long long)d->n, (long long)d->h, (long long)d->w,
+           (long long)d->c, (long long)d->kh, (long long)d->kw, (long long)d->m, d->sh, d->sw, d->dh, d->dw,
+           pad_names[d->pad], (long long)d->ep[0], (long long)d->ep[1], (long long)d->ep[2], (long long)d->ep[3]);
+}
+
+static void make_attrs(const bcase *d, kf_attrs *a) {
+  const int ih = d->nchw ? 2 : 1, iw = d->nchw ? 3 : 2;
+  int i;
+  kf_attrs_init(OP, a);
+  a->T = d->T;
+  a->data_format = d->nchw ? KF_NCHW : KF_NHWC;
+  a->num_strides = 4;
+  a->num_dilations = 4;
+  for (i = 0; i < 4; i++) a->strides[i] = a->dilations[i] = 1;
+  a->strides[ih] = d->sh;
+  a->strides[iw] = d->sw;
+  a->dilations[ih] = d->dh;
+  a->dilations[iw] = d->dw;
+  a->padding = d->pad;
+  a->num_explicit_paddings = 0;
+  if (d->pad == KF_EXPLICIT) {
+    a->num_explicit_paddings = 8;
+    for (i = 0; i < 8; i++) a->explicit_paddings[i] = 0;
+    a->explicit_paddings[2 * ih] = d->ep[0];
+    a->explicit_paddings[2 * ih + 1] = d->ep[1];
+    a->explicit_paddings[2 * iw] = d->ep[2];
+    a->explicit_paddings[2 * iw + 1] = d->ep[3];
+  }
+}
+
+static void set4(kf_tensor_desc *t, kf_dtype dt, int64_t a, int64_t b, int64_t c, int64_t d) {
+  memset(t, 0, sizeof *t);
+  t->dtype = dt;
+  t->rank = 4;
+  t->dims[0] = a;
+  t->dims[1] = b;
+  t->dims[2] = c;
+  t->dims[3] = d;
+}
+
+/* filter_sizes descriptors carry their values in host_data (a ring of slots
+   that outlive each plan call). */
+static int32_t size_slots[64][8];
+static int size_slot;
+
+static void sizes_desc(kf_tensor_desc *t, const int64_t *v, int n) {
+  int32_t *s = size_slots[size_slot++ % 64];
+  int i;
+  memset(t, 0, sizeof *t);
+  t->dtype = KF_INT32;
+  t->rank = 1;
+  t->dims[0] = n;
+  for (i = 0; i < n; i++) s[i] = (int32_t)v[i];
+  t->host_data = s;
+}
+
+/* Reference conf and descriptors; 0 if the output size would be negative. */
+static int make_descs(const bcase *d, ref_dwbpf_conf *rc, kf_tensor_desc in[3]) {
+  int64_t oh, ow, pt, pl, fs[4];
+  int pad = d->pad == KF_SAME ? REF_BF_SAME : d->pad == KF_VALID ? REF_BF_VALID : REF_BF_EXPLICIT;
+  if (!ref_dwbpf_window(d->h, d->kh, d->dh, d->sh, pad, d->ep[0], d->ep[1], &oh, &pt)) return 0;
+  if (!ref_dwbpf_window(d->w, d->kw, d->dw, d->sw, pad, d->ep[2], d->ep[3], &ow, &pl)) return 0;
+  memset(rc, 0, sizeof *rc);
+  rc->nchw = d->nchw;
+  rc->n = d->n, rc->h = d->h, rc->w = d->w, rc->c = d->c, rc->m = d->m;
+  rc->kh = d->kh, rc->kw = d->kw, rc->sh = d->sh, rc->sw = d->sw, rc->dh = d->dh, rc->dw = d->dw;
+  rc->oh = oh, rc->ow = ow, rc->pad_top = pt, rc->pad_left = pl;
+  if (d->nchw) {
+    set4(&in[0], d->T, d->n, d->c, d->h, d->w);
+    set4(&in[2], d->T, d->n, d->c * d->m, oh, ow);
+  } else {
+    set4(&in[0], d->T, d->n, d->h, d->w, d->c);
+    set4(&in[2], d->T, d->n, oh, ow, d->c * d->m);
+  }
+  fs[0] = d->kh, fs[1] = d->kw, fs[2] = d->c, fs[3] = d->m;
+  sizes_desc(&in[1], fs, 4);
+  return 1;
+}
+
+static int64_t numel4(const kf_tensor_desc *t) { return t->dims[0] * t->dims[1] * t->dims[2] * t->dims[3]; }
+
+/* Plans (opt), runs, compares with the reference. want_kernel: the kernel
+   default selection must pick (NULL: any). out_copy (may be NULL): receives
+   the output bytes (for the determinism checks). Returns 1 if the case was
+   valid. */
+static int run_case(const bcase *d, const kf_plan_options *opt, const char *want_kernel, const char *how,
+                    void **out_copy) {
+  ref_dwbpf_conf rc;
+  kf_tensor_desc in[3];
+  kf_attrs at;
+  kf_plan plan;
+  kf_error err;
+  kf_status st;
+  char what[320];
+  int64_t nx, ng, nf, i;
+  size_t es = kf_dtype_size(d->T), sbytes;
+  void *x = NULL, *g = NULL, *f = NULL, *scratch = NULL;
+  double *rx = NULL, *rg = NULL, *rf = NULL, *l1 = NULL;
+  const void *ins[3];
+  void *outs[1];
+  const kf_tensor_desc *od;
+  th_rng rng[1];
+
+  if (!make_descs(d, &rc, in)) return 0;
+  describe(d, what, sizeof what);
+  th_seed_case(rng, "test_dwbpf %s", what);
+  make_attrs(d, &at);
+  memset(&err, 0, sizeof err);
+  if (opt && opt->kernel) {
+    th_forced r = th_plan_forced(&plan, OP, &at, in, 3, opt, &err);
+    if (r == TH_NOT_HERE) {
+      th_skip("%s plan %s: %s", how, what, err.message);
+      return 1;
+    }
+    st = r == TH_PLANNED ? KF_OK : err.status != KF_OK ? err.status : KF_NO_KERNEL;
+  } else {
+    st = kf_plan_op(&plan, OP, &at, in, 3, opt, &err);
+  }
+  if (!th_check(st == KF_OK, "%s plan %s: %s %s", how, what, kf_status_name(st), err.message)) return 1;
+  if (want_kernel)
+    th_check(strcmp(kf_plan_kernel_name(&plan), want_kernel) == 0, "%s select %s: got %s, want %s", how, what,
+             kf_plan_kernel_name(&plan), want_kernel);
+  od = kf_plan_output_desc(&plan, 0);
+  th_check(kf_plan_num_outputs(&plan) == 1 && od && od->dtype == d->T && od->rank == 4 && od->dims[0] == d->kh &&
+               od->dims[1] == d->kw && od->dims[2] == d->c && od->dims[3] == d->m,
+           "%s output desc %s", how, what);
+  nx = numel4(&in[0]);
+  ng = numel4(&in[2]);
+  nf = d->kh * d->kw * d->c * d->m;
+  x = malloc((size_t)nx * es + 1);
+  g = malloc((size_t)ng * es + 1);
+  f = malloc((size_t)nf * es + 1);
+  rx = malloc(sizeof(double) * (size_t)(nx + 1));
+  rg = malloc(sizeof(double) * (size_t)(ng + 1));
+  rf = malloc(sizeof(double) * (size_t)(nf + 1));
+  l1 = malloc(sizeof(double) * (size_t)(nf + 1));
+  sbytes = kf_plan_scratch_bytes(&plan);
+  scratch = sbytes ? malloc(sbytes) : NULL;
+  if (!x || !g || !f || !rx || !rg || !rf || !l1 || (sbytes && !scratch)) {
+    th_check(0, "%s out of memory %s", how, what);
+    goto done;
+  }
+  for (i = 0; i < nx; i++) {
+    rx[i] = th_round(d->T, th_uniform(rng, -1, 1));
+    th_store(d->T, x, (size_t)i, rx[i]);
+  }
+  for (i = 0; i < ng; i++) {
+    rg[i] = th_round(d->T, th_uniform(rng, -1, 1));
+    th_store(d->T, g, (size_t)i, rg[i]);
+  }
+  memset(f, 0xff, (size_t)nf * es); /* NaN everywhere: every element must be written */
+  if (scratch) memset(scratch, 0xff, sbytes);
+  ins[0] = nx ? x : NULL;
+  ins[1] = NULL; /* filter_sizes was read at plan time */
+  ins[2] = ng ? g : NULL;
+  outs[0] = nf ? f : NULL;
+  st = kf_execute(&plan, ins, outs, scratch, sbytes, &err);
+  if (th_check(st == KF_OK, "%s execute %s: %s %s", how, what, kf_status_name(st), err.message) && nf > 0) {
+    double worst = 0;
+    int64_t wi = 0;
+    ref_dwbpf(&rc, rx, rg, rf, l1);
+    for (i = 0; i < nf; i++) {
+      const double got = th_load(d->T, f, (size_t)i), e = fabs(got - rf[i]);
+      const double q = l1[i] > 0 ? e / (tol(d->T) * l1[i]) : (got == 0 ? 0 : INFINITY);
+      if (!(q <= worst)) worst = q, wi = i;
+    }
+    th_check(worst <= 1, "%s %s [%s]: element %lld: got %.9g want %.9g (l1 %.3g): %.3g x tol", how, what,
+             kf_plan_kernel_name(&plan), (long long)wi, th_load(d->T, f, (size_t)wi), rf[wi], l1[wi], worst);
+    if (out_copy) {
+      *out_copy = malloc((size_t)nf * es);
+      if (*out_copy) memcpy(*out_copy, f, (size_t)nf * es);
+    }
+  }
+done:
+  free(x), free(g), free(f), free(rx), free(rg), free(rf), free(l1), free(scratch);
+  return 1;
+}
+
+static int ri(th_rng *r, int lo, int hi) { return (int)th_int(r, lo, hi); }
+
+/* A random configuration of everything (for the generic kernels). */
+static void random_case(th_rng *r, kf_dtype T, bcase *d) {
+  memset(d, 0, sizeof *d);
+  d->T = T;
+  d->nchw = ri(r, 0, 1);
+  d->n = ri(r, 0, 3) == 0 ? ri(r, 0, 1) : ri(r, 1, 3);
+  d->h = ri(r, 0, 9) == 0 ? ri(r, 0, 1) : ri(r, 1, 12);
+  d->w = ri(r, 0, 9) == 0 ? ri(r, 0, 1) : ri(r, 1, 12);
+  d->c = ri(r, 0, 9) == 0 ? 0 : ri(r, 1, 7);
+  d->m = ri(r, 0, 9) == 0 ? 0 : ri(r, 1, 4);
+  d->kh = ri(r, 0, 15) == 0 ? 0 : ri(r, 1, 5);
+  d->kw = ri(r, 0, 15) == 0 ? 0 : ri(r, 1, 5);
+  d->sh = ri(r, 1, 3);
+  d->sw = ri(r, 1, 3);
+  d->dh = ri(r, 1, 3);
+  d->dw = ri(r, 1, 3);
+  d->pad = (kf_padding)ri(r, 0, 2);
+  d->ep[0] = ri(r, 0, 4);
+  d->ep[1] = ri(r, 0, 4);
+  d->ep[2] = ri(r, 0, 4);
+  d->ep[3] = ri(r, 0, 4);
+}
+
+static void test_generic(void) {
+  th_rng r[1];
+  int t, i, valid = 0;
+  char gname[32];
+  for (t = 0; t < 4; t++) {
+    kf_plan_options o;
+    th_seed(r, 1234 + (uint64_t)t);
+    snprintf(gname, sizeof gname, "kfg_dwbpf_%s_generic__scalar", tags[t]);
+    for (i = 0; i < 160; i++) {
+      bcase d;
+      random_case(r, dtypes[t], &d);
+      memset(&o, 0, sizeof o);
+      if (i % 2) o.generic_only = 1;
+      else o.kernel = gname;
+      valid += run_case(&d, &o, NULL, "generic", NULL);
+    }
+  }
+  th_check(valid > 400, "generic: %d valid random cases", valid);
+}
+
+/* Empty batch: kforge writes the zeros the math gives (TF 2.21 returns
+   uninitialised memory), in every layout and through default selection. */
+static void test_empty(void) {
+  int t, nchw;
+  for (t = 0; t < 4; t++)
+    for (nchw = 0; nchw < 2; nchw++) {
+      bcase d;
+      memset(&d, 0, sizeof d);
+      d.T = dtypes[t], d.nchw = nchw, d.n = 0, d.h = 7, d.w = 6, d.c = 8, d.m = 1, d.kh = d.kw = 3;
+      d.sh = d.sw = d.dh = d.dw = 1, d.pad = KF_SAME;
+      run_case(&d, NULL, NULL, "N=0", NULL);
+      d.n = 2, d.h = 0, d.pad = KF_EXPLICIT, d.ep[0] = d.ep[1] = 2; /* rows of padding only: all zeros */
+      run_case(&d, NULL, NULL, "H=0", NULL);
+      d.h = 4, d.c = 0; /* empty output */
+      run_case(&d, NULL, NULL, "C=0", NULL);
+    }
+}
+
+/* ---- the kernels of the registry ---- */
+typedef struct kconf {
+  int generic;
+  kf_dtype T;
+  int nchw, kh, kw, sh, sw, dh, dw, dm;
+} kconf;
+
+/* Whether kernel i is a dwbpf kernel, and its configuration.
+   TODO(open-rt): kf_kernel_info_of(i, &info): info.family, info.generic,
+   info.key_value[] instead of the name and config text (the one place this
+   test reads them). */
+static int dwbpf_kernel(int i, kconf *k) {
+  const char *name = kf_kernel_name(i), *cfg = kf_kernel_config(i);
+  char t[8], lay[8];
+  int j;
+  memset(k, 0, sizeof *k);
+  if (strncmp(name, "kfg_dwbpf_", 10) != 0) return 0;
+  if (sscanf(cfg, "T=%7s layout=%7s", t, lay) != 2) return 0;
+  k->T = KF_DT_INVALID;
+  for (j = 0; j < 4; j++)
+    if (strcmp(t, tags[j]) == 0) k->T = dtypes[j];
+  if (k->T == KF_DT_INVALID) return 0;
+  if (strcmp(lay, "any") == 0) return k->generic = 1;
+  k->nchw = strcmp(lay, "nchw") == 0;
+  return sscanf(cfg, "T=%*s layout=%*s filter=%dx%d strides=%dx%d dilations=%dx%d multiplier=%d", &k->kh, &k->kw,
+                &k->sh, &k->sw, &k->dh, &k->dw, &k->dm) == 7;
+}
+
+static void special_case(const kconf *k, int variant, th_rng *r, bcase *d) {
+  memset(d, 0, sizeof *d);
+  d->T = k->T, d->nchw = k->nchw, d->kh = k->kh, d->kw = k->kw, d->sh = k->sh, d->sw = k->sw;
+  d->dh = k->dh, d->dw = k->dw, d->m = k->dm;
+  d->n = ri(r, 1, 2);
+  d->h = ri(r, 1, 13);
+  d->w = ri(r, 1, 13);
+  d->c = ri(r, 1, 5);
+  d->pad = (kf_padding)ri(r, 0, 2);
+  d->ep[0] = ri(r, 0, k->kh), d->ep[1] = ri(r, 0, k->kh), d->ep[2] = ri(r, 0, k->kw), d->ep[3] = ri(r, 0, k->kw);
+  switch (variant) {
+    case 1: d->h = d->w = 1, d->c = 1; break;
+    case 2: d->c = ri(r, 9, 40), d->h = ri(r, 3, 20), d->w = ri(r, 3, 20); break; /* vector tails */
+    case 3: /* large explicit padding: rows and cols no tap reaches */
+      d->pad = KF_EXPLICIT;
+      d->ep[0] = ri(r, 0, 2 * k->kh + 5), d->ep[1] = ri(r, 0, 2 * k->kh + 5);
+      d->ep[2] = ri(r, 0, 2 * k->kw + 5), d->ep[3] = ri(r, 0, 2 * k->kw + 5);
+      break;
+    case 4: d->n = 0; break; /* empty batch: zeros */
+    case 5: d->c = 16 * ri(r, 1, 3), d->h = ri(r, 20, 40), d->w = ri(r, 130, 300), d->n = 1; break; /* long rows */
+    case 6: d->c = 8 * ri(r, 1, 4), d->h = ri(r, 3, 7), d->w = ri(r, 3, 7), d->n = ri(r, 3, 9); break; /* small images */
+    default: break;
+  }
+}
+
+static void test_every_kernel(void) {
+  int i, nk = kf_kernel_count(), nspec = 0;
+  for (i = 0; i < nk; i++) {
+    kconf k;
+    kf_plan_options o;
+    th_rng r[1];
+    int v, rep;
+    if (!dwbpf_kernel(i, &k) || k.generic) continue;
+    nspec++;
+    memset(&o, 0, sizeof o);
+    o.kernel = kf_kernel_name(i);
+    th_seed_case(r, "every %s", o.kernel);
+    for (v = 0; v < 7; v++)
+      for (rep = 0; rep < 3; rep++) {
+        bcase d;
+        special_case(&k, v, r, &d);
+        run_case(&d, &o, NULL, o.kernel, NULL);
+      }
+    /* default selection: the best variant of this configuration here */
+    if (th_kernel_best_here(o.kernel)) {
+      bcase d;
+      special_case(&k, 2, r, &d);
+      run_case(&d, NULL, o.kernel, "select", NULL);
+    }
+  }
+  th_check(nspec > 0, "dwbpf: %d specialized kernels in the registry", nspec);
+}
+
+/* ---- thread-count determinism ---- */
+static void determinism_one(const bcase *d, const char *kernel) {
+  kf_plan_options o1, o3;
+  void *a = NULL, *b = NULL;
+  char what[320];
+  size_t bytes = (size_t)(d->kh * d->kw * d->c * d->m) * kf_dtype_size(d->T);
+  memset(&o1, 0, sizeof o1);
+  o1.kernel = kernel;
+  o3 = o1;
+  o3.threads = &pool3;
+  describe(d, what, sizeof what);
+  run_case(d, &o1, NULL, "threads=1", &a);
+  run_case(d, &o3, NULL, "threads=3", &b);
+  if (a && b) th_check(memcmp(a, b, bytes) == 0, "bitwise equal for 1 and 3 threads: %s [%s]", what, kernel ? kernel : "default");
+  free(a);
+  free(b);
+}
+
+static void test_determinism(void) {
+  int t, i, nk = kf_kernel_count();
+  char gname[32];
+  for (t = 0; t < 4; t++) {
+    bcase d;
+    memset(&d, 0, sizeof d);
+    d.T = dtypes[t], d.n = 3, d.h = 37, d.w = 41, d.c = 24, d.m = 2, d.kh = 3, d.kw = 3;
+    d.sh = 1, d.sw = 2, d.dh = d.dw = 1, d.pad = KF_SAME;
+    snprintf(gname, sizeof gname, "kfg_dwbpf_%s_generic__scalar", tags[t]);
+    determinism_one(&d, gname);
+    d.nchw = 1;
+    determinism_one(&d, gname);
+  }
+  for (i = 0; i < nk; i++) {
+    kconf k;
+    bcase d;
+    if (!dwbpf_kernel(i, &k) || k.generic || !th_kernel_runnable(kf_kernel_name(i))) continue;
+    memset(&d, 0, sizeof d);
+    d.T = k.T, d.nchw = k.nchw, d.kh = k.kh, d.kw = k.kw, d.sh = k.sh, d.sw = k.sw, d.dh = k.dh, d.dw = k.dw;
+    d.m = k.dm, d.n = 4, d.h = 45, d.w = 29, d.c = 40, d.pad = KF_SAME;
+    determinism_one(&d, kf_kernel_name(i));
+  }
+}
+
+/* ---- accuracy of a long reduction: N*OH*OW = 2^20 per tap ---- */
+static void test_accuracy(void) {
+  bcase d;
+  memset(&d, 0, sizeof d);
+  d.T = KF_FLOAT, d.n = 4, d.h = 512, d.w = 512, d.c = 8, d.m = 1, d.kh = d.kw = 3;
+  d.sh = d.sw = d.dh = d.dw = 1, d.pad = KF_SAME;
+  run_case(&d, NULL, NULL, "accuracy 2^20 terms", NULL); /* 1e-6 * l1 for float */
+  d.nchw = 1;
+  run_case(&d, NULL, NULL, "accuracy 2^20 terms", NULL);
+  d.nchw = 0, d.T = KF_DOUBLE;
+  run_case(&d, NULL, NULL, "accuracy 2^20 terms", NULL);
+}
+
+/* ---- negative tests ---- */
+static const char *covered[64];
+static int ncovered;
+
+static void expect(const char *label, const kf_attrs *at, const kf_tensor_desc *in, kf_status want_st,
+                   const char *want_rule, const char *want_msg) {
+  kf_plan plan;
+  kf_error err;
+  kf_status st;
+  memset(&err, 0, sizeof err);
+  err.rule = "";
+  st = kf_plan_op(&plan, OP, at, in, 3, NULL, &err);
+  th_check(st == want_st && strcmp(err.rule, want_rule) == 0 && strcmp(err.message, want_msg) == 0,
+           "negative %s: got %s %s \"%s\", want %s %s \"%s\"", label, kf_status_name(st), err.rule, err.message,
+           kf_status_name(want_st), want_rule, want_msg);
+  if (st == want_st && strcmp(err.rule, want_rule) == 0 && ncovered < 64) covered[ncovered++] = want_rule;
+}
+
+#define P "DepthwiseConv2DBackpropFilter: "
+#define I32MAX 2147483647
+
+/* Each message below is TF 2.21's own (tf.raw_ops.DepthwiseConv2dNativeBackpropFilter,
+   docs/semantics_dwbpf.md section 3). */
+static void test_negative(void) {
+  bcase d;
+  ref_dwbpf_conf rc;
+  kf_tensor_desc in[3], t[3];
+  kf_attrs at, a;
+  int64_t v[8];
+  int i;
+  memset(&d, 0, sizeof d);
+  d.T = KF_FLOAT, d.n = 2, d.h = 5, d.w = 5, d.c = 3, d.m = 1, d.kh = d.kw = 3, d.sh = d.sw = d.dh = d.dw = 1;
+  d.pad = KF_VALID;
+  make_descs(&d, &rc, in); /* x [2,5,5,3], filter_sizes [3,3,3,1], dy [2,3,3,3], VALID */
+  make_attrs(&d, &at);
+
+  /* op-def constraints */
+  a = at; a.T = KF_INT32;
+  expect("T int32", &a, in, KF_INVALID_ARGUMENT, "attr.allowed",
+         "Value for attr 'T' of int32 is not in the list of allowed values: half, bfloat16, float, double");
+  a = at; a.data_format = KF_NDHWC;
+  expect("data_format NDHWC", &a, in, KF_INVALID_ARGUMENT, "attr.allowed",
+         "Value for attr 'data_format' of \"NDHWC\" is not in the list of allowed values: \"NHWC\", \"NCHW\"");
+  a = at; a.T = KF_DOUBLE;
+  expect("input dtype", &a, in, KF_INVALID_ARGUMENT, "dwbpf.input_dtype", "input must be double, got float");
+  memcpy(t, in, sizeof t); t[1].dtype = KF_FLOAT;
+  expect("filter_sizes dtype", &at, t, KF_INVALID_ARGUMENT, "dwbpf.input_dtype", "filter_sizes must be int32, got float");
+  memcpy(t, in, sizeof t); t[2].dtype = KF_HALF;
+  expect("out_backprop dtype", &at, t, KF_INVALID_ARGUMENT, "dwbpf.input_dtype", "out_backprop must be float, got half");
+
+  /* construction */
+  a = at; a.num_strides = 3;
+  expect("strides len", &a, in, KF_INVALID_ARGUMENT, "dwbpf.strides_len",
+         "Sliding window strides field must specify 4 dimensions");
+  a = at; a.strides[0] = 2;
+  expect("strides batch", &a, in, KF_INVALID_ARGUMENT, "dwbpf.strides_batch_depth",
+         "Current implementation does not yet support strides in the batch and depth dimensions.");
+  a = at; a.data_format = KF_NCHW; a.strides[1] = 2; /* NCHW: index 1 is the depth */
+  expect("strides depth NCHW", &a, in, KF_INVALID_ARGUMENT, "dwbpf.strides_batch_depth",
+         "Current implementation does not yet support strides in the batch and depth dimensions.");
+  a = at; a.num_dilations = 3;
+  expect("dilations len", &a, in, KF_INVALID_ARGUMENT, "dwbpf.dilations_len",
+         "Sliding window dilations field must specify 4 dimensions");
+  a = at; a.dilations[3] = 2;
+  expect("dilations depth", &a, in, KF_INVALID_ARGUMENT, "dwbpf.dilations_batch_depth",
+         "Current implementation does not yet support dilations in the batch and depth dimensions.");
+  a = at; a.padding = KF_EXPLICIT; a.num_explicit_paddings = 4;
+  for (i = 0; i < 8; i++) a.explicit_paddings[i] = 0;
+  expect("explicit len", &a, in, KF_INVALID_ARGUMENT, "dwbpf.explicit_len",
+         "explicit_paddings attribute must contain 8 values, but got: 4");
+  a.num_explicit_paddings = 8; a.explicit_paddings[2] = -1;
+  expect("explicit negative", &a, in, KF_INVALID_ARGUMENT, "dwbpf.explicit_negative",
+         "All elements of explicit_paddings must be nonnegative");
+  a.explicit_paddings[2] = 0; a.explicit_paddings[0] = 1;
+  expect("explicit batch", &a, in, KF_INVALID_ARGUMENT, "dwbpf.explicit_batch_depth",
+         "Nonzero explicit padding in the batch or depth dimensions is not supported");
+  a = at; a.num_explicit_paddings = 8;
+  for (i = 0; i < 8; i++) a.explicit_paddings[i] = 0;
+  expect("explicit not empty", &a, in, KF_INVALID_ARGUMENT, "dwbpf.explicit_not_empty",
+         "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT");
+
+  /* compute: filter_sizes */
+  memcpy(t, in, sizeof t); t[1].rank = 2; t[1].dims[0] = 1; t[1].dims[1] = 4;
+  expect("filter_sizes rank", &at, t, KF_INVALID_ARGUMENT, "dwbpf.filter_sizes_rank",
+         "Conv2DBackpropFilter: filter_sizes input must be 1-dim, not 2");
+  v[0] = 3, v[1] = -3, v[2] = 3, v[3] = 1;
+  memcpy(t, in, sizeof t); sizes_desc(&t[1], v, 4);
+  expect("filter_sizes negative", &at, t, KF_INVALID_ARGUMENT, "dwbpf.filter_sizes_negative",
+         "Dimension 1 of filter_sizes must be >= 0");
+  v[0] = -1, v[1] = 1, v[2] = 1; /* the negative value first, before the length */
+  memcpy(t, in, sizeof t); sizes_desc(&t[1], v, 3);
+  expect("filter_sizes negative, length 3", &at, t, KF_INVALID_ARGUMENT, "dwbpf.filter_sizes_negative",
+         "Dimension 0 of filter_sizes must be >= 0");
+  v[0] = v[1] = v[2] = v[3] = I32MAX;
+  memcpy(t, in, sizeof t); sizes_desc(&t[1], v, 4);
+  expect("filter_sizes overflow", &at, t, KF_INVALID_ARGUMENT, "dwbpf.filter_sizes_overflow",
+         "Encountered overflow when multiplying 4611686014132420609 with 2147483647, result: -1");
+  /* EXTRACT_AND_VERIFY_DIMENSIONS */
+  memcpy(t, in, sizeof t); t[0].rank = 3; v[0] = 3, v[1] = 3, v[2] = 3; sizes_desc(&t[1], v, 3);
+  expect("input rank (before filter_sizes length)", &at, t, KF_INVALID_ARGUMENT, "dwbpf.input_rank",
+         P "input must be 4-dimensional");
+  memcpy(t, in, sizeof t); sizes_desc(&t[1], v, 3);
+  expect("filter_sizes length 3", &at, t, KF_INVALID_ARGUMENT, "dwbpf.filter_rank", P "filter must be 4-dimensional");
+  memcpy(t, in, sizeof t); sizes_desc(&t[1], v, 0);
+  expect("filter_sizes length 0", &at, t, KF_INVALID_ARGUMENT, "dwbpf.filter_rank", P "filter must be 4-dimensional");
+  memcpy(t, in, sizeof t); t[2].rank = 3;
+  expect("out_backprop rank", &at, t, KF_INVALID_ARGUMENT, "dwbpf.out_backprop_rank",
+         P "out_backprop must be 4-dimensional");
+  memcpy(t, in, sizeof t); t[2].dims[0] = 1;
+  expect("batch", &at, t, KF_INVALID_ARGUMENT, "dwbpf.batch", P "input and out_backprop must have the same batch size");
+  /* too large: 0-element tensors with a dim of INT32_MAX (as the TF probe) */
+  memcpy(t, in, sizeof t); set4(&t[0], KF_FLOAT, 1, I32MAX, 1, 0); set4(&t[2], KF_FLOAT, 1, I32MAX, 1, 0);
+  v[0] = 1, v[1] = 1, v[2] = 0, v[3] = 1; sizes_desc(&t[1], v, 4);
+  expect("input rows", &at, t, KF_INVALID_ARGUMENT, "dwbpf.too_large", "Input rows too large");
+  set4(&t[0], KF_FLOAT, 1, 1, I32MAX, 0); set4(&t[2], KF_FLOAT, 1, 1, I32MAX, 0);
+  expect("input cols", &at, t, KF_INVALID_ARGUMENT, "dwbpf.too_large", "Input cols too large");
+  set4(&t[0], KF_FLOAT, 1, 1, 1, 0); set4(&t[2], KF_FLOAT, 1, I32MAX, 1, 0);
+  expect("output rows", &at, t, KF_INVALID_ARGUMENT, "dwbpf.too_large", "Output rows too large");
+  set4(&t[2], KF_FLOAT, 1, 1, I32MAX, 0);
+  expect("output cols", &at, t, KF_INVALID_ARGUMENT, "dwbpf.too_large", "Output cols too large");
+  set4(&t[2], KF_FLOAT, 1, 1, 1, I32MAX);
+  v[2] = 1; sizes_desc(&t[1], v, 4); /* C 0 vs filter in_depth 1: in_depth comes first */
+  expect("in_depth before output depth", &at, t, KF_INVALID_ARGUMENT, "dwbpf.in_depth",
+         P "input and filter must have the same in_depth");
+  v[2] = 0; sizes_desc(&t[1], v, 4);
+  expect("output depth", &at, t, KF_INVALID_ARGUMENT, "dwbpf.too_large", "Output depth too large");
+  v[0] = 3, v[1] = 3, v[2] = 2, v[3] = 1;
+  memcpy(t, in, sizeof t); sizes_desc(&t[1], v, 4);
+  expect("in_depth", &at, t, KF_INVALID_ARGUMENT, "dwbpf.in_depth", P "input and filter must have the same in_depth");
+  v[2] = 3, v[3] = 2;
+  memcpy(t, in, sizeof t); sizes_desc(&t[1], v, 4);
+  expect("out_depth", &at, t, KF_INVALID_ARGUMENT, "dwbpf.out_depth",
+         P "depth_multiplier * in_depth not equal to out_depth");
+  a = at; a.strides[1] = a.strides[2] = 0;
+  expect("stride 0", &a, in, KF_INVALID_ARGUMENT, "dwbpf.stride_positive", "Stride must be > 0, but got 0");
+  a = at; a.dilations[1] = 0;
+  expect("dilation 0", &a, in, KF_INVALID_ARGUMENT, "dwbpf.dilation_positive", "Dilation rate must be >= 1, but got 0");
+  memcpy(t, in, sizeof t); set4(&t[0], KF_FLOAT, 2, 2, 2, 3);
+  v[0] = 5, v[1] = 5, v[2] = 3, v[3] = 1; sizes_desc(&t[1], v, 4);
+  expect("negative output", &at, t, KF_INVALID_ARGUMENT, "dwbpf.negative_output",
+         "Computed output size would be negative: -2 [input_size: 2, effective_filter_size: 5, stride: 1]");
+  memcpy(t, in, sizeof t); t[2].dims[1] = 4;
+  expect("rows", &at, t, KF_INVALID_ARGUMENT, "dwbpf.rows_mismatch",
+         P "Number of rows of out_backprop doesn't match computed: actual = 4, computed = 3");
+  memcpy(t, in, sizeof t); t[2].dims[2] = 4;
+  expect("cols", &at, t, KF_INVALID_ARGUMENT, "dwbpf.cols_mismatch",
+         P "Number of cols of out_backprop doesn't match computed: actual = 4, computed = 3");
+  /* kforge extension: true dilation (TF ignores it and accepts dy [2,3,3,3]) */
+  a = at; a.dilations[1] = a.dilations[2] = 2;
+  expect("dilation 2 sizes", &a, in, KF_INVALID_ARGUMENT, "dwbpf.rows_mismatch",
+         P "Number of rows of out_backprop doesn't match computed: actual = 3, computed = 1");
+
+  for (i = 0; i < KFG_RULE_COUNT; i++) {
+    int j, seen = 0;
+    if (strncmp(kfg_rules[i].id, "dwbpf.", 6) != 0) continue;
+    for (j = 0; j < ncovered; j++)
+      if (strcmp(covered[j], kfg_rules[i].id) == 0) seen = 1;
+    th_check(seen, "rule %s has a negative test", kfg_rules[i].id);
+  }
+}
+
+/* Extensions that TF's CPU kernel refuses, computed: NCHW and unequal strides. */
+static void test_extensions(void) {
+  bcase d;
+  memset(&d, 0, sizeof d);
+  d.T = KF_FLOAT, d.nchw = 1, d.n = 2, d.h = 9, d.w = 11, d.c = 5, d.m = 3, d.kh = 3, d.kw = 2;
+  d.sh = 2, d.sw = 1, d.dh = 2, d.dw = 3, d.pad = KF_SAME;
+  run_case(&d, NULL, NULL, "NCHW unequal strides dilation", NULL);
+  d.nchw = 0;
+  run_case(&d, NULL, NULL, "NHWC unequal strides dilation", NULL);
+}
+
+int main(void) {
+  test_negative();
+  test_generic();
+  test_empty();
+  test_extensions();
+  test_every_kernel();
+  test_determinism();
+  test_accuracy();
+  return th_done();
+}
