@@ -127,7 +127,7 @@ static const kfi_tensor_def DepthwiseConv2dNativeBackpropFilter_in[] = {
   { "out_backprop", "T" },
 };
 static const kfi_tensor_def DepthwiseConv2dNativeBackpropFilter_out[] = {
-  { "filter_backprop", "T" },
+  { "output", "T" },
 };
 static const char *const DepthwiseConv2dNativeBackpropFilter_a1[] = { "half", "bfloat16", "float", "double" };
 static const char *const DepthwiseConv2dNativeBackpropFilter_a3[] = { "SAME", "VALID", "EXPLICIT" };

@@ -17,8 +17,9 @@
 **   - a task takes `per_task` consecutive pieces (about `taskwork`
 **     multiply-adds) and adds each piece's sums, in piece order, into its own
 **     partial filter in the scratch (tasks x elems accumulators);
-**   - the partials are reduced in a fixed pairwise tree over the task index
-**     (by chunks of filter elements, in parallel), and rounded once to T.
+**   - after the one parallel round, the calling thread reduces the partials
+**     in a fixed pairwise tree over the task index (by chunks of filter
+**     elements), and rounds once to T.
 */
 #ifndef kfi_dwbpf_h
 #define kfi_dwbpf_h

@@ -67,23 +67,24 @@ static void kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512_sum_task(void *ctx, size_
   for (; p < pe; p++) kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512_piece(j->a, &j->t, p, part);
 }
 
-static void kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512_reduce_task(void *ctx, size_t i) {
-  const kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512_job *j = (const kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512_job *)ctx;
+static void kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512_reduce(const kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512_job *j) {
   uint16_t *out = (uint16_t *)j->a->dw_out;
   const int64_t E = j->t.elems, NT = j->t.tasks;
-  int64_t e0 = (int64_t)i * 512, e1 = e0 + 512, s, k, e;
-  if (e1 > E) e1 = E;
+  int64_t e0, e1, s, k, e;
   if (NT == 0) { /* nothing to sum (empty batch or output rows): zeros */
-    for (e = e0; e < e1; e++) out[e] = kfi_st_bf16((float)0);
+    for (e = 0; e < E; e++) out[e] = kfi_st_bf16((float)0);
     return;
   }
-  for (s = 1; s < NT; s *= 2)
-    for (k = 0; k + s < NT; k += 2 * s) {
-      float *d = j->part + k * E;
-      const float *q = j->part + (k + s) * E;
-      for (e = e0; e < e1; e++) d[e] += q[e];
-    }
-  for (e = e0; e < e1; e++) out[e] = kfi_st_bf16(j->part[e]);
+  for (e0 = 0; e0 < E; e0 = e1) {
+    e1 = e0 + 512 < E ? e0 + 512 : E;
+    for (s = 1; s < NT; s *= 2)
+      for (k = 0; k + s < NT; k += 2 * s) {
+        float *d = j->part + k * E;
+        const float *q = j->part + (k + s) * E;
+        for (e = e0; e < e1; e++) d[e] += q[e];
+      }
+    for (e = e0; e < e1; e++) out[e] = kfi_st_bf16(j->part[e]);
+  }
 }
 
 void kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512(const void *args, const kfi_par *par) {
@@ -92,7 +93,7 @@ void kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512(const void *args, const kfi_par 
   kfi_dwbpf_tile(j.a, 128, 262144, &j.t);
   j.part = (float *)j.a->scratch;
   if (j.t.tasks > 0) kfi_parallel_for(par, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512_sum_task, &j, (size_t)j.t.tasks);
-  kfi_parallel_for(par, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512_reduce_task, &j, (size_t)((j.a->kh * j.a->kw * j.a->c * j.a->m + 512 - 1) / 512));
+  kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512_reduce(&j);
 }
 
 #if defined(__clang__)

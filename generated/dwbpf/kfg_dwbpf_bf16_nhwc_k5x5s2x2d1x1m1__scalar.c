@@ -60,7 +60,8 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_piece(const kfi_dwbpf_arg
   const uint16_t *dy = (const uint16_t *)a->dy;
   int64_t r0, r1, c0, c1, lo, hi, ch;
   kfi_dwbpf_piece(a, t, p, &r0, &r1, &c0, &c1);
-  /* interior cols: ox*2 - PL >= 0 and ox*2 - PL + 4 < W */
+  /* interior cols: ox*2 - PL >= 0 and ox*2 - PL + 4 < W;
+     c0 <= lo <= hi <= c1: [c0, lo) and [hi, c1) are the border cols */
   lo = (PL + 1) / 2;
   hi = W - 4 + PL > 0 ? (W - 4 + PL - 1) / 2 + 1 : 0;
   if (lo < c0) lo = c0;
@@ -125,107 +126,197 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_piece(const kfi_dwbpf_arg
           x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
           vm |= 16u;
         }
-        int64_t xlo = lo, xhi = lo; /* the interior done unchecked in this row */
-        if (vm == 31u && nl == 1) {
-          xhi = hi;
-          for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+        if (nl == 1) {
+          /* left border cols: each tap checked */
+          for (ox = c0; ox < lo; ox++) {
             const kv_f gv = kv_ld(g + ox * C);
-            const int64_t i0 = (ox * 2 - PL) * C;
-            s0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv), s0_0);
-            s0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1 * C), gv), s0_1);
-            s0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2 * C), gv), s0_2);
-            s0_3 = kv_add(kv_mul(kv_ld(x0 + i0 + 3 * C), gv), s0_3);
-            s0_4 = kv_add(kv_mul(kv_ld(x0 + i0 + 4 * C), gv), s0_4);
-            s1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv), s1_0);
-            s1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1 * C), gv), s1_1);
-            s1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2 * C), gv), s1_2);
-            s1_3 = kv_add(kv_mul(kv_ld(x1 + i0 + 3 * C), gv), s1_3);
-            s1_4 = kv_add(kv_mul(kv_ld(x1 + i0 + 4 * C), gv), s1_4);
-            s2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv), s2_0);
-            s2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1 * C), gv), s2_1);
-            s2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2 * C), gv), s2_2);
-            s2_3 = kv_add(kv_mul(kv_ld(x2 + i0 + 3 * C), gv), s2_3);
-            s2_4 = kv_add(kv_mul(kv_ld(x2 + i0 + 4 * C), gv), s2_4);
-            s3_0 = kv_add(kv_mul(kv_ld(x3 + i0), gv), s3_0);
-            s3_1 = kv_add(kv_mul(kv_ld(x3 + i0 + 1 * C), gv), s3_1);
-            s3_2 = kv_add(kv_mul(kv_ld(x3 + i0 + 2 * C), gv), s3_2);
-            s3_3 = kv_add(kv_mul(kv_ld(x3 + i0 + 3 * C), gv), s3_3);
-            s3_4 = kv_add(kv_mul(kv_ld(x3 + i0 + 4 * C), gv), s3_4);
-            s4_0 = kv_add(kv_mul(kv_ld(x4 + i0), gv), s4_0);
-            s4_1 = kv_add(kv_mul(kv_ld(x4 + i0 + 1 * C), gv), s4_1);
-            s4_2 = kv_add(kv_mul(kv_ld(x4 + i0 + 2 * C), gv), s4_2);
-            s4_3 = kv_add(kv_mul(kv_ld(x4 + i0 + 3 * C), gv), s4_3);
-            s4_4 = kv_add(kv_mul(kv_ld(x4 + i0 + 4 * C), gv), s4_4);
+            const int64_t ix0 = ox * 2 - PL;
+            if (vm & 1u) {
+              if (ix0 + 0 >= 0 && ix0 + 0 < W) s0_0 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 0) * C), gv), s0_0);
+              if (ix0 + 1 >= 0 && ix0 + 1 < W) s0_1 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 1) * C), gv), s0_1);
+              if (ix0 + 2 >= 0 && ix0 + 2 < W) s0_2 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 2) * C), gv), s0_2);
+              if (ix0 + 3 >= 0 && ix0 + 3 < W) s0_3 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 3) * C), gv), s0_3);
+              if (ix0 + 4 >= 0 && ix0 + 4 < W) s0_4 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 4) * C), gv), s0_4);
+            }
+            if (vm & 2u) {
+              if (ix0 + 0 >= 0 && ix0 + 0 < W) s1_0 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 0) * C), gv), s1_0);
+              if (ix0 + 1 >= 0 && ix0 + 1 < W) s1_1 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 1) * C), gv), s1_1);
+              if (ix0 + 2 >= 0 && ix0 + 2 < W) s1_2 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 2) * C), gv), s1_2);
+              if (ix0 + 3 >= 0 && ix0 + 3 < W) s1_3 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 3) * C), gv), s1_3);
+              if (ix0 + 4 >= 0 && ix0 + 4 < W) s1_4 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 4) * C), gv), s1_4);
+            }
+            if (vm & 4u) {
+              if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 0) * C), gv), s2_0);
+              if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 1) * C), gv), s2_1);
+              if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 2) * C), gv), s2_2);
+              if (ix0 + 3 >= 0 && ix0 + 3 < W) s2_3 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 3) * C), gv), s2_3);
+              if (ix0 + 4 >= 0 && ix0 + 4 < W) s2_4 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 4) * C), gv), s2_4);
+            }
+            if (vm & 8u) {
+              if (ix0 + 0 >= 0 && ix0 + 0 < W) s3_0 = kv_add(kv_mul(kv_ld(x3 + (ix0 + 0) * C), gv), s3_0);
+              if (ix0 + 1 >= 0 && ix0 + 1 < W) s3_1 = kv_add(kv_mul(kv_ld(x3 + (ix0 + 1) * C), gv), s3_1);
+              if (ix0 + 2 >= 0 && ix0 + 2 < W) s3_2 = kv_add(kv_mul(kv_ld(x3 + (ix0 + 2) * C), gv), s3_2);
+              if (ix0 + 3 >= 0 && ix0 + 3 < W) s3_3 = kv_add(kv_mul(kv_ld(x3 + (ix0 + 3) * C), gv), s3_3);
+              if (ix0 + 4 >= 0 && ix0 + 4 < W) s3_4 = kv_add(kv_mul(kv_ld(x3 + (ix0 + 4) * C), gv), s3_4);
+            }
+            if (vm & 16u) {
+              if (ix0 + 0 >= 0 && ix0 + 0 < W) s4_0 = kv_add(kv_mul(kv_ld(x4 + (ix0 + 0) * C), gv), s4_0);
+              if (ix0 + 1 >= 0 && ix0 + 1 < W) s4_1 = kv_add(kv_mul(kv_ld(x4 + (ix0 + 1) * C), gv), s4_1);
+              if (ix0 + 2 >= 0 && ix0 + 2 < W) s4_2 = kv_add(kv_mul(kv_ld(x4 + (ix0 + 2) * C), gv), s4_2);
+              if (ix0 + 3 >= 0 && ix0 + 3 < W) s4_3 = kv_add(kv_mul(kv_ld(x4 + (ix0 + 3) * C), gv), s4_3);
+              if (ix0 + 4 >= 0 && ix0 + 4 < W) s4_4 = kv_add(kv_mul(kv_ld(x4 + (ix0 + 4) * C), gv), s4_4);
+            }
           }
-        }
-        for (ox = c0; ox < c1; ox++) { /* checked: border pixels, missing rows, the channel tail */
-          kv_f gv;
-          int64_t ix0;
-          if (ox == xlo && xhi > xlo) {
-            ox = xhi - 1;
-            continue;
+          if (vm == 31u) {
+            for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+              const kv_f gv = kv_ld(g + ox * C);
+              const int64_t i0 = (ox * 2 - PL) * C;
+              s0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv), s0_0);
+              s0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1 * C), gv), s0_1);
+              s0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2 * C), gv), s0_2);
+              s0_3 = kv_add(kv_mul(kv_ld(x0 + i0 + 3 * C), gv), s0_3);
+              s0_4 = kv_add(kv_mul(kv_ld(x0 + i0 + 4 * C), gv), s0_4);
+              s1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv), s1_0);
+              s1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1 * C), gv), s1_1);
+              s1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2 * C), gv), s1_2);
+              s1_3 = kv_add(kv_mul(kv_ld(x1 + i0 + 3 * C), gv), s1_3);
+              s1_4 = kv_add(kv_mul(kv_ld(x1 + i0 + 4 * C), gv), s1_4);
+              s2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv), s2_0);
+              s2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1 * C), gv), s2_1);
+              s2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2 * C), gv), s2_2);
+              s2_3 = kv_add(kv_mul(kv_ld(x2 + i0 + 3 * C), gv), s2_3);
+              s2_4 = kv_add(kv_mul(kv_ld(x2 + i0 + 4 * C), gv), s2_4);
+              s3_0 = kv_add(kv_mul(kv_ld(x3 + i0), gv), s3_0);
+              s3_1 = kv_add(kv_mul(kv_ld(x3 + i0 + 1 * C), gv), s3_1);
+              s3_2 = kv_add(kv_mul(kv_ld(x3 + i0 + 2 * C), gv), s3_2);
+              s3_3 = kv_add(kv_mul(kv_ld(x3 + i0 + 3 * C), gv), s3_3);
+              s3_4 = kv_add(kv_mul(kv_ld(x3 + i0 + 4 * C), gv), s3_4);
+              s4_0 = kv_add(kv_mul(kv_ld(x4 + i0), gv), s4_0);
+              s4_1 = kv_add(kv_mul(kv_ld(x4 + i0 + 1 * C), gv), s4_1);
+              s4_2 = kv_add(kv_mul(kv_ld(x4 + i0 + 2 * C), gv), s4_2);
+              s4_3 = kv_add(kv_mul(kv_ld(x4 + i0 + 3 * C), gv), s4_3);
+              s4_4 = kv_add(kv_mul(kv_ld(x4 + i0 + 4 * C), gv), s4_4);
+            }
+          } else {
+            for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+              const kv_f gv = kv_ld(g + ox * C);
+              const int64_t i0 = (ox * 2 - PL) * C;
+              if (vm & 1u) {
+                s0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv), s0_0);
+                s0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1 * C), gv), s0_1);
+                s0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2 * C), gv), s0_2);
+                s0_3 = kv_add(kv_mul(kv_ld(x0 + i0 + 3 * C), gv), s0_3);
+                s0_4 = kv_add(kv_mul(kv_ld(x0 + i0 + 4 * C), gv), s0_4);
+              }
+              if (vm & 2u) {
+                s1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv), s1_0);
+                s1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1 * C), gv), s1_1);
+                s1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2 * C), gv), s1_2);
+                s1_3 = kv_add(kv_mul(kv_ld(x1 + i0 + 3 * C), gv), s1_3);
+                s1_4 = kv_add(kv_mul(kv_ld(x1 + i0 + 4 * C), gv), s1_4);
+              }
+              if (vm & 4u) {
+                s2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv), s2_0);
+                s2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1 * C), gv), s2_1);
+                s2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2 * C), gv), s2_2);
+                s2_3 = kv_add(kv_mul(kv_ld(x2 + i0 + 3 * C), gv), s2_3);
+                s2_4 = kv_add(kv_mul(kv_ld(x2 + i0 + 4 * C), gv), s2_4);
+              }
+              if (vm & 8u) {
+                s3_0 = kv_add(kv_mul(kv_ld(x3 + i0), gv), s3_0);
+                s3_1 = kv_add(kv_mul(kv_ld(x3 + i0 + 1 * C), gv), s3_1);
+                s3_2 = kv_add(kv_mul(kv_ld(x3 + i0 + 2 * C), gv), s3_2);
+                s3_3 = kv_add(kv_mul(kv_ld(x3 + i0 + 3 * C), gv), s3_3);
+                s3_4 = kv_add(kv_mul(kv_ld(x3 + i0 + 4 * C), gv), s3_4);
+              }
+              if (vm & 16u) {
+                s4_0 = kv_add(kv_mul(kv_ld(x4 + i0), gv), s4_0);
+                s4_1 = kv_add(kv_mul(kv_ld(x4 + i0 + 1 * C), gv), s4_1);
+                s4_2 = kv_add(kv_mul(kv_ld(x4 + i0 + 2 * C), gv), s4_2);
+                s4_3 = kv_add(kv_mul(kv_ld(x4 + i0 + 3 * C), gv), s4_3);
+                s4_4 = kv_add(kv_mul(kv_ld(x4 + i0 + 4 * C), gv), s4_4);
+              }
+            }
           }
-          gv = kv_ldn(g + ox * C, nl, kv_zero());
-          ix0 = ox * 2 - PL;
-          if (vm & 1u) {
-            if (ix0 + 0 >= 0 && ix0 + 0 < W)
-              s0_0 = kv_add(kv_mul(kv_ldn(x0 + (ix0 + 0) * C, nl, kv_zero()), gv), s0_0);
-            if (ix0 + 1 >= 0 && ix0 + 1 < W)
-              s0_1 = kv_add(kv_mul(kv_ldn(x0 + (ix0 + 1) * C, nl, kv_zero()), gv), s0_1);
-            if (ix0 + 2 >= 0 && ix0 + 2 < W)
-              s0_2 = kv_add(kv_mul(kv_ldn(x0 + (ix0 + 2) * C, nl, kv_zero()), gv), s0_2);
-            if (ix0 + 3 >= 0 && ix0 + 3 < W)
-              s0_3 = kv_add(kv_mul(kv_ldn(x0 + (ix0 + 3) * C, nl, kv_zero()), gv), s0_3);
-            if (ix0 + 4 >= 0 && ix0 + 4 < W)
-              s0_4 = kv_add(kv_mul(kv_ldn(x0 + (ix0 + 4) * C, nl, kv_zero()), gv), s0_4);
+          /* right border cols */
+          for (ox = hi; ox < c1; ox++) {
+            const kv_f gv = kv_ld(g + ox * C);
+            const int64_t ix0 = ox * 2 - PL;
+            if (vm & 1u) {
+              if (ix0 + 0 >= 0 && ix0 + 0 < W) s0_0 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 0) * C), gv), s0_0);
+              if (ix0 + 1 >= 0 && ix0 + 1 < W) s0_1 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 1) * C), gv), s0_1);
+              if (ix0 + 2 >= 0 && ix0 + 2 < W) s0_2 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 2) * C), gv), s0_2);
+              if (ix0 + 3 >= 0 && ix0 + 3 < W) s0_3 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 3) * C), gv), s0_3);
+              if (ix0 + 4 >= 0 && ix0 + 4 < W) s0_4 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 4) * C), gv), s0_4);
+            }
+            if (vm & 2u) {
+              if (ix0 + 0 >= 0 && ix0 + 0 < W) s1_0 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 0) * C), gv), s1_0);
+              if (ix0 + 1 >= 0 && ix0 + 1 < W) s1_1 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 1) * C), gv), s1_1);
+              if (ix0 + 2 >= 0 && ix0 + 2 < W) s1_2 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 2) * C), gv), s1_2);
+              if (ix0 + 3 >= 0 && ix0 + 3 < W) s1_3 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 3) * C), gv), s1_3);
+              if (ix0 + 4 >= 0 && ix0 + 4 < W) s1_4 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 4) * C), gv), s1_4);
+            }
+            if (vm & 4u) {
+              if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 0) * C), gv), s2_0);
+              if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 1) * C), gv), s2_1);
+              if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 2) * C), gv), s2_2);
+              if (ix0 + 3 >= 0 && ix0 + 3 < W) s2_3 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 3) * C), gv), s2_3);
+              if (ix0 + 4 >= 0 && ix0 + 4 < W) s2_4 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 4) * C), gv), s2_4);
+            }
+            if (vm & 8u) {
+              if (ix0 + 0 >= 0 && ix0 + 0 < W) s3_0 = kv_add(kv_mul(kv_ld(x3 + (ix0 + 0) * C), gv), s3_0);
+              if (ix0 + 1 >= 0 && ix0 + 1 < W) s3_1 = kv_add(kv_mul(kv_ld(x3 + (ix0 + 1) * C), gv), s3_1);
+              if (ix0 + 2 >= 0 && ix0 + 2 < W) s3_2 = kv_add(kv_mul(kv_ld(x3 + (ix0 + 2) * C), gv), s3_2);
+              if (ix0 + 3 >= 0 && ix0 + 3 < W) s3_3 = kv_add(kv_mul(kv_ld(x3 + (ix0 + 3) * C), gv), s3_3);
+              if (ix0 + 4 >= 0 && ix0 + 4 < W) s3_4 = kv_add(kv_mul(kv_ld(x3 + (ix0 + 4) * C), gv), s3_4);
+            }
+            if (vm & 16u) {
+              if (ix0 + 0 >= 0 && ix0 + 0 < W) s4_0 = kv_add(kv_mul(kv_ld(x4 + (ix0 + 0) * C), gv), s4_0);
+              if (ix0 + 1 >= 0 && ix0 + 1 < W) s4_1 = kv_add(kv_mul(kv_ld(x4 + (ix0 + 1) * C), gv), s4_1);
+              if (ix0 + 2 >= 0 && ix0 + 2 < W) s4_2 = kv_add(kv_mul(kv_ld(x4 + (ix0 + 2) * C), gv), s4_2);
+              if (ix0 + 3 >= 0 && ix0 + 3 < W) s4_3 = kv_add(kv_mul(kv_ld(x4 + (ix0 + 3) * C), gv), s4_3);
+              if (ix0 + 4 >= 0 && ix0 + 4 < W) s4_4 = kv_add(kv_mul(kv_ld(x4 + (ix0 + 4) * C), gv), s4_4);
+            }
           }
-          if (vm & 2u) {
-            if (ix0 + 0 >= 0 && ix0 + 0 < W)
-              s1_0 = kv_add(kv_mul(kv_ldn(x1 + (ix0 + 0) * C, nl, kv_zero()), gv), s1_0);
-            if (ix0 + 1 >= 0 && ix0 + 1 < W)
-              s1_1 = kv_add(kv_mul(kv_ldn(x1 + (ix0 + 1) * C, nl, kv_zero()), gv), s1_1);
-            if (ix0 + 2 >= 0 && ix0 + 2 < W)
-              s1_2 = kv_add(kv_mul(kv_ldn(x1 + (ix0 + 2) * C, nl, kv_zero()), gv), s1_2);
-            if (ix0 + 3 >= 0 && ix0 + 3 < W)
-              s1_3 = kv_add(kv_mul(kv_ldn(x1 + (ix0 + 3) * C, nl, kv_zero()), gv), s1_3);
-            if (ix0 + 4 >= 0 && ix0 + 4 < W)
-              s1_4 = kv_add(kv_mul(kv_ldn(x1 + (ix0 + 4) * C, nl, kv_zero()), gv), s1_4);
-          }
-          if (vm & 4u) {
-            if (ix0 + 0 >= 0 && ix0 + 0 < W)
-              s2_0 = kv_add(kv_mul(kv_ldn(x2 + (ix0 + 0) * C, nl, kv_zero()), gv), s2_0);
-            if (ix0 + 1 >= 0 && ix0 + 1 < W)
-              s2_1 = kv_add(kv_mul(kv_ldn(x2 + (ix0 + 1) * C, nl, kv_zero()), gv), s2_1);
-            if (ix0 + 2 >= 0 && ix0 + 2 < W)
-              s2_2 = kv_add(kv_mul(kv_ldn(x2 + (ix0 + 2) * C, nl, kv_zero()), gv), s2_2);
-            if (ix0 + 3 >= 0 && ix0 + 3 < W)
-              s2_3 = kv_add(kv_mul(kv_ldn(x2 + (ix0 + 3) * C, nl, kv_zero()), gv), s2_3);
-            if (ix0 + 4 >= 0 && ix0 + 4 < W)
-              s2_4 = kv_add(kv_mul(kv_ldn(x2 + (ix0 + 4) * C, nl, kv_zero()), gv), s2_4);
-          }
-          if (vm & 8u) {
-            if (ix0 + 0 >= 0 && ix0 + 0 < W)
-              s3_0 = kv_add(kv_mul(kv_ldn(x3 + (ix0 + 0) * C, nl, kv_zero()), gv), s3_0);
-            if (ix0 + 1 >= 0 && ix0 + 1 < W)
-              s3_1 = kv_add(kv_mul(kv_ldn(x3 + (ix0 + 1) * C, nl, kv_zero()), gv), s3_1);
-            if (ix0 + 2 >= 0 && ix0 + 2 < W)
-              s3_2 = kv_add(kv_mul(kv_ldn(x3 + (ix0 + 2) * C, nl, kv_zero()), gv), s3_2);
-            if (ix0 + 3 >= 0 && ix0 + 3 < W)
-              s3_3 = kv_add(kv_mul(kv_ldn(x3 + (ix0 + 3) * C, nl, kv_zero()), gv), s3_3);
-            if (ix0 + 4 >= 0 && ix0 + 4 < W)
-              s3_4 = kv_add(kv_mul(kv_ldn(x3 + (ix0 + 4) * C, nl, kv_zero()), gv), s3_4);
-          }
-          if (vm & 16u) {
-            if (ix0 + 0 >= 0 && ix0 + 0 < W)
-              s4_0 = kv_add(kv_mul(kv_ldn(x4 + (ix0 + 0) * C, nl, kv_zero()), gv), s4_0);
-            if (ix0 + 1 >= 0 && ix0 + 1 < W)
-              s4_1 = kv_add(kv_mul(kv_ldn(x4 + (ix0 + 1) * C, nl, kv_zero()), gv), s4_1);
-            if (ix0 + 2 >= 0 && ix0 + 2 < W)
-              s4_2 = kv_add(kv_mul(kv_ldn(x4 + (ix0 + 2) * C, nl, kv_zero()), gv), s4_2);
-            if (ix0 + 3 >= 0 && ix0 + 3 < W)
-              s4_3 = kv_add(kv_mul(kv_ldn(x4 + (ix0 + 3) * C, nl, kv_zero()), gv), s4_3);
-            if (ix0 + 4 >= 0 && ix0 + 4 < W)
-              s4_4 = kv_add(kv_mul(kv_ldn(x4 + (ix0 + 4) * C, nl, kv_zero()), gv), s4_4);
+        } else {
+          for (ox = c0; ox < c1; ox++) { /* the channel tail: partial vectors, every tap checked */
+            const kv_f gv = kv_ldn(g + ox * C, nl, kv_zero());
+            const int64_t ix0 = ox * 2 - PL;
+            if (vm & 1u) {
+              if (ix0 + 0 >= 0 && ix0 + 0 < W) s0_0 = kv_add(kv_mul(kv_ldn(x0 + (ix0 + 0) * C, nl, kv_zero()), gv), s0_0);
+              if (ix0 + 1 >= 0 && ix0 + 1 < W) s0_1 = kv_add(kv_mul(kv_ldn(x0 + (ix0 + 1) * C, nl, kv_zero()), gv), s0_1);
+              if (ix0 + 2 >= 0 && ix0 + 2 < W) s0_2 = kv_add(kv_mul(kv_ldn(x0 + (ix0 + 2) * C, nl, kv_zero()), gv), s0_2);
+              if (ix0 + 3 >= 0 && ix0 + 3 < W) s0_3 = kv_add(kv_mul(kv_ldn(x0 + (ix0 + 3) * C, nl, kv_zero()), gv), s0_3);
+              if (ix0 + 4 >= 0 && ix0 + 4 < W) s0_4 = kv_add(kv_mul(kv_ldn(x0 + (ix0 + 4) * C, nl, kv_zero()), gv), s0_4);
+            }
+            if (vm & 2u) {
+              if (ix0 + 0 >= 0 && ix0 + 0 < W) s1_0 = kv_add(kv_mul(kv_ldn(x1 + (ix0 + 0) * C, nl, kv_zero()), gv), s1_0);
+              if (ix0 + 1 >= 0 && ix0 + 1 < W) s1_1 = kv_add(kv_mul(kv_ldn(x1 + (ix0 + 1) * C, nl, kv_zero()), gv), s1_1);
+              if (ix0 + 2 >= 0 && ix0 + 2 < W) s1_2 = kv_add(kv_mul(kv_ldn(x1 + (ix0 + 2) * C, nl, kv_zero()), gv), s1_2);
+              if (ix0 + 3 >= 0 && ix0 + 3 < W) s1_3 = kv_add(kv_mul(kv_ldn(x1 + (ix0 + 3) * C, nl, kv_zero()), gv), s1_3);
+              if (ix0 + 4 >= 0 && ix0 + 4 < W) s1_4 = kv_add(kv_mul(kv_ldn(x1 + (ix0 + 4) * C, nl, kv_zero()), gv), s1_4);
+            }
+            if (vm & 4u) {
+              if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 = kv_add(kv_mul(kv_ldn(x2 + (ix0 + 0) * C, nl, kv_zero()), gv), s2_0);
+              if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 = kv_add(kv_mul(kv_ldn(x2 + (ix0 + 1) * C, nl, kv_zero()), gv), s2_1);
+              if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 = kv_add(kv_mul(kv_ldn(x2 + (ix0 + 2) * C, nl, kv_zero()), gv), s2_2);
+              if (ix0 + 3 >= 0 && ix0 + 3 < W) s2_3 = kv_add(kv_mul(kv_ldn(x2 + (ix0 + 3) * C, nl, kv_zero()), gv), s2_3);
+              if (ix0 + 4 >= 0 && ix0 + 4 < W) s2_4 = kv_add(kv_mul(kv_ldn(x2 + (ix0 + 4) * C, nl, kv_zero()), gv), s2_4);
+            }
+            if (vm & 8u) {
+              if (ix0 + 0 >= 0 && ix0 + 0 < W) s3_0 = kv_add(kv_mul(kv_ldn(x3 + (ix0 + 0) * C, nl, kv_zero()), gv), s3_0);
+              if (ix0 + 1 >= 0 && ix0 + 1 < W) s3_1 = kv_add(kv_mul(kv_ldn(x3 + (ix0 + 1) * C, nl, kv_zero()), gv), s3_1);
+              if (ix0 + 2 >= 0 && ix0 + 2 < W) s3_2 = kv_add(kv_mul(kv_ldn(x3 + (ix0 + 2) * C, nl, kv_zero()), gv), s3_2);
+              if (ix0 + 3 >= 0 && ix0 + 3 < W) s3_3 = kv_add(kv_mul(kv_ldn(x3 + (ix0 + 3) * C, nl, kv_zero()), gv), s3_3);
+              if (ix0 + 4 >= 0 && ix0 + 4 < W) s3_4 = kv_add(kv_mul(kv_ldn(x3 + (ix0 + 4) * C, nl, kv_zero()), gv), s3_4);
+            }
+            if (vm & 16u) {
+              if (ix0 + 0 >= 0 && ix0 + 0 < W) s4_0 = kv_add(kv_mul(kv_ldn(x4 + (ix0 + 0) * C, nl, kv_zero()), gv), s4_0);
+              if (ix0 + 1 >= 0 && ix0 + 1 < W) s4_1 = kv_add(kv_mul(kv_ldn(x4 + (ix0 + 1) * C, nl, kv_zero()), gv), s4_1);
+              if (ix0 + 2 >= 0 && ix0 + 2 < W) s4_2 = kv_add(kv_mul(kv_ldn(x4 + (ix0 + 2) * C, nl, kv_zero()), gv), s4_2);
+              if (ix0 + 3 >= 0 && ix0 + 3 < W) s4_3 = kv_add(kv_mul(kv_ldn(x4 + (ix0 + 3) * C, nl, kv_zero()), gv), s4_3);
+              if (ix0 + 4 >= 0 && ix0 + 4 < W) s4_4 = kv_add(kv_mul(kv_ldn(x4 + (ix0 + 4) * C, nl, kv_zero()), gv), s4_4);
+            }
           }
         }
       }
@@ -379,23 +470,24 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_sum_task(void *ctx, size_
   for (; p < pe; p++) kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_piece(j->a, &j->t, p, part);
 }
 
-static void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_reduce_task(void *ctx, size_t i) {
-  const kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_job *j = (const kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_job *)ctx;
+static void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_reduce(const kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_job *j) {
   uint16_t *out = (uint16_t *)j->a->dw_out;
   const int64_t E = j->t.elems, NT = j->t.tasks;
-  int64_t e0 = (int64_t)i * 512, e1 = e0 + 512, s, k, e;
-  if (e1 > E) e1 = E;
+  int64_t e0, e1, s, k, e;
   if (NT == 0) { /* nothing to sum (empty batch or output rows): zeros */
-    for (e = e0; e < e1; e++) out[e] = kfi_st_bf16((float)0);
+    for (e = 0; e < E; e++) out[e] = kfi_st_bf16((float)0);
     return;
   }
-  for (s = 1; s < NT; s *= 2)
-    for (k = 0; k + s < NT; k += 2 * s) {
-      float *d = j->part + k * E;
-      const float *q = j->part + (k + s) * E;
-      for (e = e0; e < e1; e++) d[e] += q[e];
-    }
-  for (e = e0; e < e1; e++) out[e] = kfi_st_bf16(j->part[e]);
+  for (e0 = 0; e0 < E; e0 = e1) {
+    e1 = e0 + 512 < E ? e0 + 512 : E;
+    for (s = 1; s < NT; s *= 2)
+      for (k = 0; k + s < NT; k += 2 * s) {
+        float *d = j->part + k * E;
+        const float *q = j->part + (k + s) * E;
+        for (e = e0; e < e1; e++) d[e] += q[e];
+      }
+    for (e = e0; e < e1; e++) out[e] = kfi_st_bf16(j->part[e]);
+  }
 }
 
 void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par) {
@@ -404,5 +496,5 @@ void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par 
   kfi_dwbpf_tile(j.a, 128, 262144, &j.t);
   j.part = (float *)j.a->scratch;
   if (j.t.tasks > 0) kfi_parallel_for(par, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_sum_task, &j, (size_t)j.t.tasks);
-  kfi_parallel_for(par, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_reduce_task, &j, (size_t)((j.a->kh * j.a->kw * j.a->c * j.a->m + 512 - 1) / 512));
+  kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_reduce(&j);
 }

@@ -16,7 +16,7 @@ return {
         { name = "filter_sizes", type = "int32", doc = "the 4 dims of the filter: [FH, FW, C, M]" },
         { name = "out_backprop", type = "T", doc = "[N, OH, OW, C*M] or [N, C*M, OH, OW]" },
       },
-      outputs = { { name = "filter_backprop", type = "T" } },
+      outputs = { { name = "output", type = "T" } }, -- TF names it `output` (the filter gradient)
       attrs = {
         { name = "T", kind = "type", allowed = { "half", "bfloat16", "float", "double" } },
         { name = "strides", kind = "int_list", required = true },
@@ -112,11 +112,11 @@ return {
   -- The reduction's partition (runtime/kfi_dwbpf.h): a piece is at most PIECE
   -- output pixels (whole rows of one image, or part of one long row), summed
   -- in registers; a task sums whole pieces (about TASKWORK multiply-adds)
-  -- into its own partial filter; partials are reduced in a fixed pairwise
-  -- tree. All of it depends on the shapes only, never on the thread count.
+  -- into its own partial filter; after the one parallel round the calling
+  -- thread reduces the partials in a fixed pairwise tree. All of it depends on the shapes only, never on the thread count.
   params = {
     PIECE = 128,        -- output pixels per piece: the longest running float sum
     TASKWORK = 262144,  -- multiply-adds per task (at least one piece)
-    RED = 512,          -- filter elements per final-reduction task
+    RED = 512,          -- filter elements per chunk of the final reduction (calling thread)
   },
 }
