@@ -15,35 +15,146 @@
 void kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_scratch(const void *args);
 #include "kfi_dwbpf.h"
+#if defined(__GNUC__)
+#define KV_FN static inline __attribute__((unused))
+#else
+#define KV_FN static inline
+#endif
+typedef __m512 kv_f;
+#define KV_W 16
+#define KV_HAS_STREAM 1
+KV_FN kv_f kv_zero(void) { return _mm512_setzero_ps(); }
+KV_FN kv_f kv_set1(float f) { return _mm512_set1_ps(f); }
+KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm512_add_ps(a, b); }
+KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm512_sub_ps(a, b); }
+KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm512_mul_ps(a, b); }
+KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return _mm512_fmadd_ps(a, b, c); }
+KV_FN kv_f kv_pair(kv_f a, kv_f b) {
+  const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  return _mm512_add_ps(_mm512_permutex2var_ps(a, ev, b), _mm512_permutex2var_ps(a, od, b));
+}
+KV_FN float kv_hsum(kv_f v) {
+  __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+  __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+  q = _mm_add_ss(q, _mm_movehdup_ps(q));
+  return _mm_cvtss_f32(q);
+}
+KV_FN __mmask16 kv_mask(int64_t n) { return (__mmask16)((1u << n) - 1u); }
+KV_FN kv_f kv_ldf(const float *p) { return _mm512_loadu_ps(p); }
+KV_FN void kv_stf(float *p, kv_f v) { _mm512_storeu_ps(p, v); }
+KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) { return _mm512_mask_loadu_ps(fill, kv_mask(n), p); }
+KV_FN void kv_stfn(float *p, kv_f v, int64_t n) { _mm512_mask_storeu_ps(p, kv_mask(n), v); }
+KV_FN void kv_sfence(void) { _mm_sfence(); }
+#define KV_VBYTES 32
+KV_FN kv_f kv_cvt_in(__m256i h) { return _mm512_cvtph_ps(h); }
+KV_FN __m256i kv_cvt_out(kv_f v) { return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+KV_FN kv_f kv_ld(const uint16_t *p) { return kv_cvt_in(_mm256_loadu_si256((const __m256i *)p)); }
+KV_FN void kv_st(uint16_t *p, kv_f v) { _mm256_storeu_si256((__m256i *)p, kv_cvt_out(v)); }
+KV_FN kv_f kv_ldn(const uint16_t *p, int64_t n, kv_f fill) {
+  return _mm512_mask_blend_ps(kv_mask(n), fill, kv_cvt_in(_mm256_maskz_loadu_epi16(kv_mask(n), p)));
+}
+KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) { _mm256_mask_storeu_epi16(p, kv_mask(n), kv_cvt_out(v)); }
+KV_FN void kv_stream(uint16_t *p, kv_f v) { _mm256_stream_si256((__m256i *)p, kv_cvt_out(v)); }
+
+/* lanes [ix, ix + n) of an input row of W elements, zero outside the row and beyond n */
+static inline kv_f kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_xld(const uint16_t *row, int64_t ix, int64_t n, int64_t W) {
+  float t[16];
+  int64_t l;
+  if (ix >= 0 && ix + n <= W) return n == 16 ? kv_ld(row + ix) : kv_ldn(row + ix, n, kv_zero());
+  for (l = 0; l < 16; l++) t[l] = l < n && ix + l >= 0 && ix + l < W ? kfi_ld_f16(row[ix + l]) : (float)0;
+  return kv_ldf(t);
+}
+
 static void kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, float *part) {
-  const int64_t H = a->h, W = a->w, C = a->c, M = a->m, OH = a->oh, OW = a->ow;
-  const int64_t KH = a->kh, KW = a->kw, SH = a->sh, SW = a->sw, DH = a->dh, DW = a->dw;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * M;
-  const int last = a->layout == KFI_CHANNELS_LAST;
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  /* element strides: x (b, y, x, c) and dy (b, y, x, k), by layout */
-  const int64_t xb = H * W * C, xc = last ? 1 : H * W, xy = last ? W * C : W, xx = last ? C : 1;
-  const int64_t gb = OH * OW * CM, gk = last ? 1 : OH * OW, gy = last ? OW * CM : OW, gx = last ? CM : 1;
-  int64_t r0, r1, c0, c1, fy, fx, c, k, r, ox;
+  int64_t r0, r1, c0, c1, c;
   kfi_dwbpf_piece(a, t, p, &r0, &r1, &c0, &c1);
-  for (fy = 0; fy < KH; fy++)
-    for (fx = 0; fx < KW; fx++)
-      for (c = 0; c < C; c++)
-        for (k = 0; k < M; k++) {
-          float s = 0;
-          for (r = r0; r < r1; r++) {
-            const int64_t b = r / OH, oy = r % OH, iy = oy * SH - PT + fy * DH;
-            if (iy < 0 || iy >= H) continue;
-            for (ox = c0; ox < c1; ox++) {
-              const int64_t ix = ox * SW - PL + fx * DW;
-              if (ix < 0 || ix >= W) continue;
-              s += kfi_ld_f16(x[b * xb + iy * xy + ix * xx + c * xc]) *
-                   kfi_ld_f16(dy[b * gb + oy * gy + ox * gx + (c * M + k) * gk]);
+  for (c = 0; c < C; c++) {
+    int64_t r, ox;
+    { /* pass 1: filter rows 0, 1, 2 */
+      kv_f s0_0 = kv_zero();
+      kv_f s0_1 = kv_zero();
+      kv_f s0_2 = kv_zero();
+      kv_f s1_0 = kv_zero();
+      kv_f s1_1 = kv_zero();
+      kv_f s1_2 = kv_zero();
+      kv_f s2_0 = kv_zero();
+      kv_f s2_1 = kv_zero();
+      kv_f s2_2 = kv_zero();
+      for (r = r0; r < r1; r++) {
+        const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+        const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
+        unsigned vm = 0;
+        const uint16_t *x0 = x;
+        const uint16_t *x1 = x;
+        const uint16_t *x2 = x;
+        if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+          x0 = x + ((b * C + c) * H + iy0 + 0) * W;
+          vm |= 1u;
+        }
+        if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+          x1 = x + ((b * C + c) * H + iy0 + 1) * W;
+          vm |= 2u;
+        }
+        if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+          x2 = x + ((b * C + c) * H + iy0 + 2) * W;
+          vm |= 4u;
+        }
+        for (ox = c0; ox < c1; ox += 16) {
+          const int64_t ix0 = ox - PL;
+          if (ox + 16 <= c1 && ix0 >= 0 && ix0 + 18 <= W) { /* every tap inside */
+            const kv_f gv = kv_ld(g + ox);
+            if (vm & 1u) {
+              s0_0 = kv_fma(kv_ld(x0 + ix0), gv, s0_0);
+              s0_1 = kv_fma(kv_ld(x0 + ix0 + 1), gv, s0_1);
+              s0_2 = kv_fma(kv_ld(x0 + ix0 + 2), gv, s0_2);
+            }
+            if (vm & 2u) {
+              s1_0 = kv_fma(kv_ld(x1 + ix0), gv, s1_0);
+              s1_1 = kv_fma(kv_ld(x1 + ix0 + 1), gv, s1_1);
+              s1_2 = kv_fma(kv_ld(x1 + ix0 + 2), gv, s1_2);
+            }
+            if (vm & 4u) {
+              s2_0 = kv_fma(kv_ld(x2 + ix0), gv, s2_0);
+              s2_1 = kv_fma(kv_ld(x2 + ix0 + 1), gv, s2_1);
+              s2_2 = kv_fma(kv_ld(x2 + ix0 + 2), gv, s2_2);
+            }
+          } else { /* row ends: lanes outside the input or the piece are zero */
+            const int64_t n = c1 - ox < 16 ? c1 - ox : 16;
+            const kv_f gv = n == 16 ? kv_ld(g + ox) : kv_ldn(g + ox, n, kv_zero());
+            if (vm & 1u) {
+              s0_0 = kv_fma(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_xld(x0, ix0 + 0, n, W), gv, s0_0);
+              s0_1 = kv_fma(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_xld(x0, ix0 + 1, n, W), gv, s0_1);
+              s0_2 = kv_fma(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_xld(x0, ix0 + 2, n, W), gv, s0_2);
+            }
+            if (vm & 2u) {
+              s1_0 = kv_fma(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_xld(x1, ix0 + 0, n, W), gv, s1_0);
+              s1_1 = kv_fma(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_xld(x1, ix0 + 1, n, W), gv, s1_1);
+              s1_2 = kv_fma(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_xld(x1, ix0 + 2, n, W), gv, s1_2);
+            }
+            if (vm & 4u) {
+              s2_0 = kv_fma(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_xld(x2, ix0 + 0, n, W), gv, s2_0);
+              s2_1 = kv_fma(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_xld(x2, ix0 + 1, n, W), gv, s2_1);
+              s2_2 = kv_fma(kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_xld(x2, ix0 + 2, n, W), gv, s2_2);
             }
           }
-          part[((fy * KW + fx) * C + c) * M + k] += s;
         }
+      }
+      part[0 * C + c] += kv_hsum(s0_0);
+      part[1 * C + c] += kv_hsum(s0_1);
+      part[2 * C + c] += kv_hsum(s0_2);
+      part[3 * C + c] += kv_hsum(s1_0);
+      part[4 * C + c] += kv_hsum(s1_1);
+      part[5 * C + c] += kv_hsum(s1_2);
+      part[6 * C + c] += kv_hsum(s2_0);
+      part[7 * C + c] += kv_hsum(s2_1);
+      part[8 * C + c] += kv_hsum(s2_2);
+    }
+  }
 }
 
 typedef struct kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_job {
@@ -92,7 +203,11 @@ void kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512(const void *args, const kfi_par *
   j.a = (const kfi_dwbpf_args *)args;
   kfi_dwbpf_tile(j.a, 128, 262144, &j.t);
   j.part = (float *)j.a->scratch;
-  if (j.t.tasks > 0) kfi_parallel_for(par, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_sum_task, &j, (size_t)j.t.tasks);
+  /* below SERIAL multiply-adds the tasks run on the calling thread: waking
+     the pool costs more than it saves (same tasks, same results) */
+  if (j.t.tasks > 0)
+    kfi_parallel_for(j.a->n * j.a->oh * j.a->ow * j.t.elems < 4194304 ? NULL : par, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_sum_task, &j,
+                     (size_t)j.t.tasks);
   kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_reduce(&j);
 }
 

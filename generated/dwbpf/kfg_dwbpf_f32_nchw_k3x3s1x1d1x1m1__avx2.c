@@ -15,35 +15,161 @@
 void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_scratch(const void *args);
 #include "kfi_dwbpf.h"
+#if defined(__GNUC__)
+#define KV_FN static inline __attribute__((unused))
+#else
+#define KV_FN static inline
+#endif
+typedef __m256 kv_f;
+#define KV_W 8
+#define KV_HAS_STREAM 1
+KV_FN kv_f kv_zero(void) { return _mm256_setzero_ps(); }
+KV_FN kv_f kv_set1(float f) { return _mm256_set1_ps(f); }
+KV_FN kv_f kv_add(kv_f a, kv_f b) { return _mm256_add_ps(a, b); }
+KV_FN kv_f kv_sub(kv_f a, kv_f b) { return _mm256_sub_ps(a, b); }
+KV_FN kv_f kv_mul(kv_f a, kv_f b) { return _mm256_mul_ps(a, b); }
+KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return _mm256_fmadd_ps(a, b, c); }
+/* hadd works per 128-bit half: (a0+a1, a2+a3, b0+b1, b2+b3 | a4+a5, ...); the permute restores order */
+KV_FN kv_f kv_pair(kv_f a, kv_f b) {
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_hadd_ps(a, b)), 0xD8));
+}
+KV_FN float kv_hsum(kv_f v) {
+  __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+  q = _mm_add_ss(q, _mm_movehdup_ps(q));
+  return _mm_cvtss_f32(q);
+}
+KV_FN kv_f kv_ldf(const float *p) { return _mm256_loadu_ps(p); }
+KV_FN void kv_stf(float *p, kv_f v) { _mm256_storeu_ps(p, v); }
+KV_FN void kv_sfence(void) { _mm_sfence(); }
+#define KV_VBYTES 32
+KV_FN kv_f kv_ld(const float *p) { return _mm256_loadu_ps(p); }
+KV_FN void kv_st(float *p, kv_f v) { _mm256_storeu_ps(p, v); }
+KV_FN void kv_stream(float *p, kv_f v) { _mm256_stream_ps(p, v); }
+KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, fill);
+  for (i = 0; i < n; i++) t[i] = p[i];
+  return kv_ldf(t);
+}
+KV_FN void kv_stfn(float *p, kv_f v, int64_t n) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, v);
+  for (i = 0; i < n; i++) p[i] = t[i];
+}
+KV_FN kv_f kv_ldn(const float *p, int64_t n, kv_f fill) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, fill);
+  for (i = 0; i < n; i++) t[i] = kfi_ld_f32(p[i]);
+  return kv_ldf(t);
+}
+KV_FN void kv_stn(float *p, kv_f v, int64_t n) {
+  float t[KV_W];
+  int64_t i;
+  kv_stf(t, v);
+  for (i = 0; i < n; i++) p[i] = kfi_st_f32(t[i]);
+}
+
+/* lanes [ix, ix + n) of an input row of W elements, zero outside the row and beyond n */
+static inline kv_f kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_xld(const float *row, int64_t ix, int64_t n, int64_t W) {
+  float t[8];
+  int64_t l;
+  if (ix >= 0 && ix + n <= W) return n == 8 ? kv_ld(row + ix) : kv_ldn(row + ix, n, kv_zero());
+  for (l = 0; l < 8; l++) t[l] = l < n && ix + l >= 0 && ix + l < W ? kfi_ld_f32(row[ix + l]) : (float)0;
+  return kv_ldf(t);
+}
+
 static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, float *part) {
-  const int64_t H = a->h, W = a->w, C = a->c, M = a->m, OH = a->oh, OW = a->ow;
-  const int64_t KH = a->kh, KW = a->kw, SH = a->sh, SW = a->sw, DH = a->dh, DW = a->dw;
-  const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * M;
-  const int last = a->layout == KFI_CHANNELS_LAST;
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  /* element strides: x (b, y, x, c) and dy (b, y, x, k), by layout */
-  const int64_t xb = H * W * C, xc = last ? 1 : H * W, xy = last ? W * C : W, xx = last ? C : 1;
-  const int64_t gb = OH * OW * CM, gk = last ? 1 : OH * OW, gy = last ? OW * CM : OW, gx = last ? CM : 1;
-  int64_t r0, r1, c0, c1, fy, fx, c, k, r, ox;
+  int64_t r0, r1, c0, c1, c;
   kfi_dwbpf_piece(a, t, p, &r0, &r1, &c0, &c1);
-  for (fy = 0; fy < KH; fy++)
-    for (fx = 0; fx < KW; fx++)
-      for (c = 0; c < C; c++)
-        for (k = 0; k < M; k++) {
-          float s = 0;
-          for (r = r0; r < r1; r++) {
-            const int64_t b = r / OH, oy = r % OH, iy = oy * SH - PT + fy * DH;
-            if (iy < 0 || iy >= H) continue;
-            for (ox = c0; ox < c1; ox++) {
-              const int64_t ix = ox * SW - PL + fx * DW;
-              if (ix < 0 || ix >= W) continue;
-              s += kfi_ld_f32(x[b * xb + iy * xy + ix * xx + c * xc]) *
-                   kfi_ld_f32(dy[b * gb + oy * gy + ox * gx + (c * M + k) * gk]);
+  for (c = 0; c < C; c++) {
+    int64_t r, ox;
+    { /* pass 1: filter rows 0, 1, 2 */
+      kv_f s0_0 = kv_zero();
+      kv_f s0_1 = kv_zero();
+      kv_f s0_2 = kv_zero();
+      kv_f s1_0 = kv_zero();
+      kv_f s1_1 = kv_zero();
+      kv_f s1_2 = kv_zero();
+      kv_f s2_0 = kv_zero();
+      kv_f s2_1 = kv_zero();
+      kv_f s2_2 = kv_zero();
+      for (r = r0; r < r1; r++) {
+        const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+        const float *g = dy + ((b * C + c) * OH + oy) * OW;
+        unsigned vm = 0;
+        const float *x0 = x;
+        const float *x1 = x;
+        const float *x2 = x;
+        if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+          x0 = x + ((b * C + c) * H + iy0 + 0) * W;
+          vm |= 1u;
+        }
+        if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+          x1 = x + ((b * C + c) * H + iy0 + 1) * W;
+          vm |= 2u;
+        }
+        if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+          x2 = x + ((b * C + c) * H + iy0 + 2) * W;
+          vm |= 4u;
+        }
+        for (ox = c0; ox < c1; ox += 8) {
+          const int64_t ix0 = ox - PL;
+          if (ox + 8 <= c1 && ix0 >= 0 && ix0 + 10 <= W) { /* every tap inside */
+            const kv_f gv = kv_ld(g + ox);
+            if (vm & 1u) {
+              s0_0 = kv_fma(kv_ld(x0 + ix0), gv, s0_0);
+              s0_1 = kv_fma(kv_ld(x0 + ix0 + 1), gv, s0_1);
+              s0_2 = kv_fma(kv_ld(x0 + ix0 + 2), gv, s0_2);
+            }
+            if (vm & 2u) {
+              s1_0 = kv_fma(kv_ld(x1 + ix0), gv, s1_0);
+              s1_1 = kv_fma(kv_ld(x1 + ix0 + 1), gv, s1_1);
+              s1_2 = kv_fma(kv_ld(x1 + ix0 + 2), gv, s1_2);
+            }
+            if (vm & 4u) {
+              s2_0 = kv_fma(kv_ld(x2 + ix0), gv, s2_0);
+              s2_1 = kv_fma(kv_ld(x2 + ix0 + 1), gv, s2_1);
+              s2_2 = kv_fma(kv_ld(x2 + ix0 + 2), gv, s2_2);
+            }
+          } else { /* row ends: lanes outside the input or the piece are zero */
+            const int64_t n = c1 - ox < 8 ? c1 - ox : 8;
+            const kv_f gv = n == 8 ? kv_ld(g + ox) : kv_ldn(g + ox, n, kv_zero());
+            if (vm & 1u) {
+              s0_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_xld(x0, ix0 + 0, n, W), gv, s0_0);
+              s0_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_xld(x0, ix0 + 1, n, W), gv, s0_1);
+              s0_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_xld(x0, ix0 + 2, n, W), gv, s0_2);
+            }
+            if (vm & 2u) {
+              s1_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_xld(x1, ix0 + 0, n, W), gv, s1_0);
+              s1_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_xld(x1, ix0 + 1, n, W), gv, s1_1);
+              s1_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_xld(x1, ix0 + 2, n, W), gv, s1_2);
+            }
+            if (vm & 4u) {
+              s2_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_xld(x2, ix0 + 0, n, W), gv, s2_0);
+              s2_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_xld(x2, ix0 + 1, n, W), gv, s2_1);
+              s2_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_xld(x2, ix0 + 2, n, W), gv, s2_2);
             }
           }
-          part[((fy * KW + fx) * C + c) * M + k] += s;
         }
+      }
+      part[0 * C + c] += kv_hsum(s0_0);
+      part[1 * C + c] += kv_hsum(s0_1);
+      part[2 * C + c] += kv_hsum(s0_2);
+      part[3 * C + c] += kv_hsum(s1_0);
+      part[4 * C + c] += kv_hsum(s1_1);
+      part[5 * C + c] += kv_hsum(s1_2);
+      part[6 * C + c] += kv_hsum(s2_0);
+      part[7 * C + c] += kv_hsum(s2_1);
+      part[8 * C + c] += kv_hsum(s2_2);
+    }
+  }
 }
 
 typedef struct kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_job {
@@ -92,7 +218,11 @@ void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *pa
   j.a = (const kfi_dwbpf_args *)args;
   kfi_dwbpf_tile(j.a, 128, 262144, &j.t);
   j.part = (float *)j.a->scratch;
-  if (j.t.tasks > 0) kfi_parallel_for(par, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_sum_task, &j, (size_t)j.t.tasks);
+  /* below SERIAL multiply-adds the tasks run on the calling thread: waking
+     the pool costs more than it saves (same tasks, same results) */
+  if (j.t.tasks > 0)
+    kfi_parallel_for(j.a->n * j.a->oh * j.a->ow * j.t.elems < 4194304 ? NULL : par, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_sum_task, &j,
+                     (size_t)j.t.tasks);
   kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_reduce(&j);
 }
 

@@ -86,7 +86,11 @@ void kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *pa
   j.a = (const kfi_dwbpf_args *)args;
   kfi_dwbpf_tile(j.a, 128, 262144, &j.t);
   j.part = (float *)j.a->scratch;
-  if (j.t.tasks > 0) kfi_parallel_for(par, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon_sum_task, &j, (size_t)j.t.tasks);
+  /* below SERIAL multiply-adds the tasks run on the calling thread: waking
+     the pool costs more than it saves (same tasks, same results) */
+  if (j.t.tasks > 0)
+    kfi_parallel_for(j.a->n * j.a->oh * j.a->ow * j.t.elems < 4194304 ? NULL : par, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon_sum_task, &j,
+                     (size_t)j.t.tasks);
   kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon_reduce(&j);
 }
 

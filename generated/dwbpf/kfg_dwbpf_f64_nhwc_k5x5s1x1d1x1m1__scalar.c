@@ -460,6 +460,10 @@ void kfg_dwbpf_f64_nhwc_k5x5s1x1d1x1m1__scalar(const void *args, const kfi_par *
   j.a = (const kfi_dwbpf_args *)args;
   kfi_dwbpf_tile(j.a, 128, 262144, &j.t);
   j.part = (double *)j.a->scratch;
-  if (j.t.tasks > 0) kfi_parallel_for(par, kfg_dwbpf_f64_nhwc_k5x5s1x1d1x1m1__scalar_sum_task, &j, (size_t)j.t.tasks);
+  /* below SERIAL multiply-adds the tasks run on the calling thread: waking
+     the pool costs more than it saves (same tasks, same results) */
+  if (j.t.tasks > 0)
+    kfi_parallel_for(j.a->n * j.a->oh * j.a->ow * j.t.elems < 4194304 ? NULL : par, kfg_dwbpf_f64_nhwc_k5x5s1x1d1x1m1__scalar_sum_task, &j,
+                     (size_t)j.t.tasks);
   kfg_dwbpf_f64_nhwc_k5x5s1x1d1x1m1__scalar_reduce(&j);
 }

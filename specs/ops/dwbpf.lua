@@ -117,6 +117,7 @@ return {
   params = {
     PIECE = 128,        -- output pixels per piece: the longest running float sum
     TASKWORK = 262144,  -- multiply-adds per task (at least one piece)
+    SERIAL = 4194304,   -- multiply-adds below which the tasks run on the calling thread
     RED = 512,          -- filter elements per chunk of the final reduction (calling thread)
   },
 }
