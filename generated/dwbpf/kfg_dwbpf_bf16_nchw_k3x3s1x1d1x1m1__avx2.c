@@ -89,9 +89,10 @@ KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) {
 /* lanes [ix, ix + n) of an input row of W elements, zero outside the row and beyond n */
 static inline kv_f kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_xld(const uint16_t *row, int64_t ix, int64_t n, int64_t W) {
   float t[8];
-  int64_t l;
-  if (ix >= 0 && ix + n <= W) return n == 8 ? kv_ld(row + ix) : kv_ldn(row + ix, n, kv_zero());
-  for (l = 0; l < 8; l++) t[l] = l < n && ix + l >= 0 && ix + l < W ? kfi_ld_bf16(row[ix + l]) : (float)0;
+  int64_t l, l0 = ix < 0 ? -ix : 0, l1 = W - ix < n ? W - ix : n;
+  if (l0 == 0 && l1 == n) return n == 8 ? kv_ld(row + ix) : kv_ldn(row + ix, n, kv_zero());
+  for (l = 0; l < 8; l++) t[l] = (float)0;
+  for (l = l0; l < l1; l++) t[l] = kfi_ld_bf16(row[ix + l]);
   return kv_ldf(t);
 }
 

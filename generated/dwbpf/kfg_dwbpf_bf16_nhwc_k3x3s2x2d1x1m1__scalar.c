@@ -54,10 +54,240 @@ KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) {
   for (i = 0; i < n; i++) p[i] = kfi_st_bf16(t[i]);
 }
 
-static void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, float *part) {
+/* pass 1 (filter rows 0, 1, 2), full channel vectors:
+   the sums over rows [r0, r1), cols [c0, c1) added to part */
+static void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+                                int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
+  int64_t r, ox;
+  kv_f s0_0 = kv_zero();
+  kv_f s0_1 = kv_zero();
+  kv_f s0_2 = kv_zero();
+  kv_f s1_0 = kv_zero();
+  kv_f s1_1 = kv_zero();
+  kv_f s1_2 = kv_zero();
+  kv_f s2_0 = kv_zero();
+  kv_f s2_1 = kv_zero();
+  kv_f s2_2 = kv_zero();
+  (void)nl;
+  for (r = r0; r < r1; r++) {
+    const int64_t b = r / OH, iy0 = (r % OH) * 2 - PT;
+    const uint16_t *g = dy + r * a->ow * C + ch;
+    unsigned vm = 0;
+    const uint16_t *x0 = x;
+    const uint16_t *x1 = x;
+    const uint16_t *x2 = x;
+    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+      x0 = x + ((b * H + iy0 + 0) * W) * C + ch;
+      vm |= 1u;
+    }
+    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+      x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
+      vm |= 2u;
+    }
+    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+      x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
+      vm |= 4u;
+    }
+    if (vm == 7u) {
+      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+        const kv_f gv = kv_ld(g + ox * C);
+        const int64_t i0 = (ox * 2 - PL) * C;
+        s0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv), s0_0);
+        s0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1 * C), gv), s0_1);
+        s0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2 * C), gv), s0_2);
+        s1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv), s1_0);
+        s1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1 * C), gv), s1_1);
+        s1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2 * C), gv), s1_2);
+        s2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv), s2_0);
+        s2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1 * C), gv), s2_1);
+        s2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2 * C), gv), s2_2);
+      }
+    } else {
+      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+        const kv_f gv = kv_ld(g + ox * C);
+        const int64_t i0 = (ox * 2 - PL) * C;
+        if (vm & 1u) {
+          s0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv), s0_0);
+          s0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1 * C), gv), s0_1);
+          s0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2 * C), gv), s0_2);
+        }
+        if (vm & 2u) {
+          s1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv), s1_0);
+          s1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1 * C), gv), s1_1);
+          s1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2 * C), gv), s1_2);
+        }
+        if (vm & 4u) {
+          s2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv), s2_0);
+          s2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1 * C), gv), s2_1);
+          s2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2 * C), gv), s2_2);
+        }
+      }
+    }
+    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
+      kv_f gv;
+      int64_t ix0;
+      if (ox == lo) ox = hi;
+      if (ox >= c1) break;
+      gv = kv_ld(g + ox * C);
+      ix0 = ox * 2 - PL;
+      if (vm & 1u) {
+        if (ix0 + 0 >= 0 && ix0 + 0 < W) s0_0 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 0) * C), gv), s0_0);
+        if (ix0 + 1 >= 0 && ix0 + 1 < W) s0_1 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 1) * C), gv), s0_1);
+        if (ix0 + 2 >= 0 && ix0 + 2 < W) s0_2 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 2) * C), gv), s0_2);
+      }
+      if (vm & 2u) {
+        if (ix0 + 0 >= 0 && ix0 + 0 < W) s1_0 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 0) * C), gv), s1_0);
+        if (ix0 + 1 >= 0 && ix0 + 1 < W) s1_1 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 1) * C), gv), s1_1);
+        if (ix0 + 2 >= 0 && ix0 + 2 < W) s1_2 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 2) * C), gv), s1_2);
+      }
+      if (vm & 4u) {
+        if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 0) * C), gv), s2_0);
+        if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 1) * C), gv), s2_1);
+        if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 2) * C), gv), s2_2);
+      }
+    }
+  }
+  {
+    float *q = part + 0 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0));
+  }
+  {
+    float *q = part + 1 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1));
+  }
+  {
+    float *q = part + 2 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2));
+  }
+  {
+    float *q = part + 3 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s1_0));
+  }
+  {
+    float *q = part + 4 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s1_1));
+  }
+  {
+    float *q = part + 5 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s1_2));
+  }
+  {
+    float *q = part + 6 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s2_0));
+  }
+  {
+    float *q = part + 7 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s2_1));
+  }
+  {
+    float *q = part + 8 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s2_2));
+  }
+}
+
+/* pass 1 (filter rows 0, 1, 2), the channel tail (nl < VL):
+   the sums over rows [r0, r1), cols [c0, c1) added to part */
+static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar_p1_tail(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
+  const uint16_t *x = (const uint16_t *)a->x;
+  const uint16_t *dy = (const uint16_t *)a->dy;
+  int64_t r, ox;
+  kv_f s0_0 = kv_zero();
+  kv_f s0_1 = kv_zero();
+  kv_f s0_2 = kv_zero();
+  kv_f s1_0 = kv_zero();
+  kv_f s1_1 = kv_zero();
+  kv_f s1_2 = kv_zero();
+  kv_f s2_0 = kv_zero();
+  kv_f s2_1 = kv_zero();
+  kv_f s2_2 = kv_zero();
+  for (r = r0; r < r1; r++) {
+    const int64_t b = r / OH, iy0 = (r % OH) * 2 - PT;
+    const uint16_t *g = dy + r * a->ow * C + ch;
+    unsigned vm = 0;
+    const uint16_t *x0 = x;
+    const uint16_t *x1 = x;
+    const uint16_t *x2 = x;
+    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+      x0 = x + ((b * H + iy0 + 0) * W) * C + ch;
+      vm |= 1u;
+    }
+    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+      x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
+      vm |= 2u;
+    }
+    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+      x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
+      vm |= 4u;
+    }
+    for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
+      kv_f gv;
+      int64_t ix0;
+      (void)lo;
+      (void)hi;
+      gv = kv_ldn(g + ox * C, nl, kv_zero());
+      ix0 = ox * 2 - PL;
+      if (vm & 1u) {
+        if (ix0 + 0 >= 0 && ix0 + 0 < W) s0_0 = kv_add(kv_mul(kv_ldn(x0 + (ix0 + 0) * C, nl, kv_zero()), gv), s0_0);
+        if (ix0 + 1 >= 0 && ix0 + 1 < W) s0_1 = kv_add(kv_mul(kv_ldn(x0 + (ix0 + 1) * C, nl, kv_zero()), gv), s0_1);
+        if (ix0 + 2 >= 0 && ix0 + 2 < W) s0_2 = kv_add(kv_mul(kv_ldn(x0 + (ix0 + 2) * C, nl, kv_zero()), gv), s0_2);
+      }
+      if (vm & 2u) {
+        if (ix0 + 0 >= 0 && ix0 + 0 < W) s1_0 = kv_add(kv_mul(kv_ldn(x1 + (ix0 + 0) * C, nl, kv_zero()), gv), s1_0);
+        if (ix0 + 1 >= 0 && ix0 + 1 < W) s1_1 = kv_add(kv_mul(kv_ldn(x1 + (ix0 + 1) * C, nl, kv_zero()), gv), s1_1);
+        if (ix0 + 2 >= 0 && ix0 + 2 < W) s1_2 = kv_add(kv_mul(kv_ldn(x1 + (ix0 + 2) * C, nl, kv_zero()), gv), s1_2);
+      }
+      if (vm & 4u) {
+        if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 = kv_add(kv_mul(kv_ldn(x2 + (ix0 + 0) * C, nl, kv_zero()), gv), s2_0);
+        if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 = kv_add(kv_mul(kv_ldn(x2 + (ix0 + 1) * C, nl, kv_zero()), gv), s2_1);
+        if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 = kv_add(kv_mul(kv_ldn(x2 + (ix0 + 2) * C, nl, kv_zero()), gv), s2_2);
+      }
+    }
+  }
+  {
+    float *q = part + 0 * C + ch;
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_0), nl);
+  }
+  {
+    float *q = part + 1 * C + ch;
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_1), nl);
+  }
+  {
+    float *q = part + 2 * C + ch;
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_2), nl);
+  }
+  {
+    float *q = part + 3 * C + ch;
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s1_0), nl);
+  }
+  {
+    float *q = part + 4 * C + ch;
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s1_1), nl);
+  }
+  {
+    float *q = part + 5 * C + ch;
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s1_2), nl);
+  }
+  {
+    float *q = part + 6 * C + ch;
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s2_0), nl);
+  }
+  {
+    float *q = part + 7 * C + ch;
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s2_1), nl);
+  }
+  {
+    float *q = part + 8 * C + ch;
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s2_2), nl);
+  }
+}
+
+static void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, float *part) {
+  const int64_t W = a->w, C = a->c, PL = a->pad_left;
   int64_t r0, r1, c0, c1, lo, hi, ch;
   kfi_dwbpf_piece(a, t, p, &r0, &r1, &c0, &c1);
   /* interior cols: ox*2 - PL >= 0 and ox*2 - PL + 2 < W;
@@ -68,182 +298,11 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar_piece(const kfi_dwbpf_arg
   if (lo > c1) lo = c1;
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
-  for (ch = 0; ch < C; ch += 1) {
-    const int64_t nl = C - ch < 1 ? C - ch : 1;
-    int64_t r, ox;
-    { /* pass 1: filter rows 0, 1, 2 */
-      kv_f s0_0 = kv_zero();
-      kv_f s0_1 = kv_zero();
-      kv_f s0_2 = kv_zero();
-      kv_f s1_0 = kv_zero();
-      kv_f s1_1 = kv_zero();
-      kv_f s1_2 = kv_zero();
-      kv_f s2_0 = kv_zero();
-      kv_f s2_1 = kv_zero();
-      kv_f s2_2 = kv_zero();
-      for (r = r0; r < r1; r++) {
-        const int64_t b = r / OH, iy0 = (r % OH) * 2 - PT;
-        const uint16_t *g = dy + r * a->ow * C + ch;
-        unsigned vm = 0;
-        const uint16_t *x0 = x;
-        const uint16_t *x1 = x;
-        const uint16_t *x2 = x;
-        if (iy0 + 0 >= 0 && iy0 + 0 < H) {
-          x0 = x + ((b * H + iy0 + 0) * W) * C + ch;
-          vm |= 1u;
-        }
-        if (iy0 + 1 >= 0 && iy0 + 1 < H) {
-          x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
-          vm |= 2u;
-        }
-        if (iy0 + 2 >= 0 && iy0 + 2 < H) {
-          x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
-          vm |= 4u;
-        }
-        if (nl == 1) {
-          /* left border cols: each tap checked */
-          for (ox = c0; ox < lo; ox++) {
-            const kv_f gv = kv_ld(g + ox * C);
-            const int64_t ix0 = ox * 2 - PL;
-            if (vm & 1u) {
-              if (ix0 + 0 >= 0 && ix0 + 0 < W) s0_0 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 0) * C), gv), s0_0);
-              if (ix0 + 1 >= 0 && ix0 + 1 < W) s0_1 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 1) * C), gv), s0_1);
-              if (ix0 + 2 >= 0 && ix0 + 2 < W) s0_2 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 2) * C), gv), s0_2);
-            }
-            if (vm & 2u) {
-              if (ix0 + 0 >= 0 && ix0 + 0 < W) s1_0 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 0) * C), gv), s1_0);
-              if (ix0 + 1 >= 0 && ix0 + 1 < W) s1_1 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 1) * C), gv), s1_1);
-              if (ix0 + 2 >= 0 && ix0 + 2 < W) s1_2 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 2) * C), gv), s1_2);
-            }
-            if (vm & 4u) {
-              if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 0) * C), gv), s2_0);
-              if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 1) * C), gv), s2_1);
-              if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 2) * C), gv), s2_2);
-            }
-          }
-          if (vm == 7u) {
-            for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
-              const kv_f gv = kv_ld(g + ox * C);
-              const int64_t i0 = (ox * 2 - PL) * C;
-              s0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv), s0_0);
-              s0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1 * C), gv), s0_1);
-              s0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2 * C), gv), s0_2);
-              s1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv), s1_0);
-              s1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1 * C), gv), s1_1);
-              s1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2 * C), gv), s1_2);
-              s2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv), s2_0);
-              s2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1 * C), gv), s2_1);
-              s2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2 * C), gv), s2_2);
-            }
-          } else {
-            for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
-              const kv_f gv = kv_ld(g + ox * C);
-              const int64_t i0 = (ox * 2 - PL) * C;
-              if (vm & 1u) {
-                s0_0 = kv_add(kv_mul(kv_ld(x0 + i0), gv), s0_0);
-                s0_1 = kv_add(kv_mul(kv_ld(x0 + i0 + 1 * C), gv), s0_1);
-                s0_2 = kv_add(kv_mul(kv_ld(x0 + i0 + 2 * C), gv), s0_2);
-              }
-              if (vm & 2u) {
-                s1_0 = kv_add(kv_mul(kv_ld(x1 + i0), gv), s1_0);
-                s1_1 = kv_add(kv_mul(kv_ld(x1 + i0 + 1 * C), gv), s1_1);
-                s1_2 = kv_add(kv_mul(kv_ld(x1 + i0 + 2 * C), gv), s1_2);
-              }
-              if (vm & 4u) {
-                s2_0 = kv_add(kv_mul(kv_ld(x2 + i0), gv), s2_0);
-                s2_1 = kv_add(kv_mul(kv_ld(x2 + i0 + 1 * C), gv), s2_1);
-                s2_2 = kv_add(kv_mul(kv_ld(x2 + i0 + 2 * C), gv), s2_2);
-              }
-            }
-          }
-          /* right border cols */
-          for (ox = hi; ox < c1; ox++) {
-            const kv_f gv = kv_ld(g + ox * C);
-            const int64_t ix0 = ox * 2 - PL;
-            if (vm & 1u) {
-              if (ix0 + 0 >= 0 && ix0 + 0 < W) s0_0 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 0) * C), gv), s0_0);
-              if (ix0 + 1 >= 0 && ix0 + 1 < W) s0_1 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 1) * C), gv), s0_1);
-              if (ix0 + 2 >= 0 && ix0 + 2 < W) s0_2 = kv_add(kv_mul(kv_ld(x0 + (ix0 + 2) * C), gv), s0_2);
-            }
-            if (vm & 2u) {
-              if (ix0 + 0 >= 0 && ix0 + 0 < W) s1_0 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 0) * C), gv), s1_0);
-              if (ix0 + 1 >= 0 && ix0 + 1 < W) s1_1 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 1) * C), gv), s1_1);
-              if (ix0 + 2 >= 0 && ix0 + 2 < W) s1_2 = kv_add(kv_mul(kv_ld(x1 + (ix0 + 2) * C), gv), s1_2);
-            }
-            if (vm & 4u) {
-              if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 0) * C), gv), s2_0);
-              if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 1) * C), gv), s2_1);
-              if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 = kv_add(kv_mul(kv_ld(x2 + (ix0 + 2) * C), gv), s2_2);
-            }
-          }
-        } else {
-          for (ox = c0; ox < c1; ox++) { /* the channel tail: partial vectors, every tap checked */
-            const kv_f gv = kv_ldn(g + ox * C, nl, kv_zero());
-            const int64_t ix0 = ox * 2 - PL;
-            if (vm & 1u) {
-              if (ix0 + 0 >= 0 && ix0 + 0 < W) s0_0 = kv_add(kv_mul(kv_ldn(x0 + (ix0 + 0) * C, nl, kv_zero()), gv), s0_0);
-              if (ix0 + 1 >= 0 && ix0 + 1 < W) s0_1 = kv_add(kv_mul(kv_ldn(x0 + (ix0 + 1) * C, nl, kv_zero()), gv), s0_1);
-              if (ix0 + 2 >= 0 && ix0 + 2 < W) s0_2 = kv_add(kv_mul(kv_ldn(x0 + (ix0 + 2) * C, nl, kv_zero()), gv), s0_2);
-            }
-            if (vm & 2u) {
-              if (ix0 + 0 >= 0 && ix0 + 0 < W) s1_0 = kv_add(kv_mul(kv_ldn(x1 + (ix0 + 0) * C, nl, kv_zero()), gv), s1_0);
-              if (ix0 + 1 >= 0 && ix0 + 1 < W) s1_1 = kv_add(kv_mul(kv_ldn(x1 + (ix0 + 1) * C, nl, kv_zero()), gv), s1_1);
-              if (ix0 + 2 >= 0 && ix0 + 2 < W) s1_2 = kv_add(kv_mul(kv_ldn(x1 + (ix0 + 2) * C, nl, kv_zero()), gv), s1_2);
-            }
-            if (vm & 4u) {
-              if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 = kv_add(kv_mul(kv_ldn(x2 + (ix0 + 0) * C, nl, kv_zero()), gv), s2_0);
-              if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 = kv_add(kv_mul(kv_ldn(x2 + (ix0 + 1) * C, nl, kv_zero()), gv), s2_1);
-              if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 = kv_add(kv_mul(kv_ldn(x2 + (ix0 + 2) * C, nl, kv_zero()), gv), s2_2);
-            }
-          }
-        }
-      }
-      {
-        float *q = part + 0 * C + ch;
-        if (nl == 1) kv_stf(q, kv_add(kv_ldf(q), s0_0));
-        else kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_0), nl);
-      }
-      {
-        float *q = part + 1 * C + ch;
-        if (nl == 1) kv_stf(q, kv_add(kv_ldf(q), s0_1));
-        else kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_1), nl);
-      }
-      {
-        float *q = part + 2 * C + ch;
-        if (nl == 1) kv_stf(q, kv_add(kv_ldf(q), s0_2));
-        else kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_2), nl);
-      }
-      {
-        float *q = part + 3 * C + ch;
-        if (nl == 1) kv_stf(q, kv_add(kv_ldf(q), s1_0));
-        else kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s1_0), nl);
-      }
-      {
-        float *q = part + 4 * C + ch;
-        if (nl == 1) kv_stf(q, kv_add(kv_ldf(q), s1_1));
-        else kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s1_1), nl);
-      }
-      {
-        float *q = part + 5 * C + ch;
-        if (nl == 1) kv_stf(q, kv_add(kv_ldf(q), s1_2));
-        else kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s1_2), nl);
-      }
-      {
-        float *q = part + 6 * C + ch;
-        if (nl == 1) kv_stf(q, kv_add(kv_ldf(q), s2_0));
-        else kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s2_0), nl);
-      }
-      {
-        float *q = part + 7 * C + ch;
-        if (nl == 1) kv_stf(q, kv_add(kv_ldf(q), s2_1));
-        else kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s2_1), nl);
-      }
-      {
-        float *q = part + 8 * C + ch;
-        if (nl == 1) kv_stf(q, kv_add(kv_ldf(q), s2_2));
-        else kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s2_2), nl);
-      }
-    }
+  for (ch = 0; ch + 1 <= C; ch += 1) {
+    kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar_p1_full(a, r0, r1, c0, c1, lo, hi, ch, 1, part);
+  }
+  if (ch < C) {
+    kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar_p1_tail(a, r0, r1, c0, c1, lo, hi, ch, C - ch, part);
   }
 }
 

@@ -57,9 +57,10 @@ KV_FN void kv_stream(float *p, kv_f v) { _mm512_stream_ps(p, v); }
 /* lanes [ix, ix + n) of an input row of W elements, zero outside the row and beyond n */
 static inline kv_f kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx512_xld(const float *row, int64_t ix, int64_t n, int64_t W) {
   float t[16];
-  int64_t l;
-  if (ix >= 0 && ix + n <= W) return n == 16 ? kv_ld(row + ix) : kv_ldn(row + ix, n, kv_zero());
-  for (l = 0; l < 16; l++) t[l] = l < n && ix + l >= 0 && ix + l < W ? kfi_ld_f32(row[ix + l]) : (float)0;
+  int64_t l, l0 = ix < 0 ? -ix : 0, l1 = W - ix < n ? W - ix : n;
+  if (l0 == 0 && l1 == n) return n == 16 ? kv_ld(row + ix) : kv_ldn(row + ix, n, kv_zero());
+  for (l = 0; l < 16; l++) t[l] = (float)0;
+  for (l = l0; l < l1; l++) t[l] = kfi_ld_f32(row[ix + l]);
   return kv_ldf(t);
 }
 
