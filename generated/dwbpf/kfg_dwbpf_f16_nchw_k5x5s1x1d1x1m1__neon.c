@@ -62,185 +62,288 @@ KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) {
   for (i = 0; i < n; i++) p[i] = kfi_st_f16(t[i]);
 }
 
-/* lanes [ix, ix + n) of an input row of W elements, zero outside the row and beyond n */
-static inline kv_f kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(const uint16_t *row, int64_t ix, int64_t n, int64_t W) {
-  float t[4];
-  int64_t l, l0 = ix < 0 ? -ix : 0, l1 = W - ix < n ? W - ix : n;
-  if (l0 == 0 && l1 == n) return n == 4 ? kv_ld(row + ix) : kv_ldn(row + ix, n, kv_zero());
-  for (l = 0; l < 4; l++) t[l] = (float)0;
-  for (l = l0; l < l1; l++) t[l] = kfi_ld_f16(row[ix + l]);
-  return kv_ldf(t);
-}
-
-static void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, float *part) {
+/* pass 1 (filter rows 0, 1, 2, 3, 4), the vectors whose taps all lie inside the input: cols [f0, f0 + nv*VL),
+   rows [r0, r1) of channel c; the sums added to part */
+static void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_p1_fast(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t f0,
+                                int64_t nv, int64_t c, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r0, r1, c0, c1, c;
-  kfi_dwbpf_piece(a, t, p, &r0, &r1, &c0, &c1);
-  for (c = 0; c < C; c++) {
-    int64_t r, ox;
-    { /* pass 1: filter rows 0, 1, 2, 3, 4 */
-      kv_f s0_0 = kv_zero();
-      kv_f s0_1 = kv_zero();
-      kv_f s0_2 = kv_zero();
-      kv_f s0_3 = kv_zero();
-      kv_f s0_4 = kv_zero();
-      kv_f s1_0 = kv_zero();
-      kv_f s1_1 = kv_zero();
-      kv_f s1_2 = kv_zero();
-      kv_f s1_3 = kv_zero();
-      kv_f s1_4 = kv_zero();
-      kv_f s2_0 = kv_zero();
-      kv_f s2_1 = kv_zero();
-      kv_f s2_2 = kv_zero();
-      kv_f s2_3 = kv_zero();
-      kv_f s2_4 = kv_zero();
-      kv_f s3_0 = kv_zero();
-      kv_f s3_1 = kv_zero();
-      kv_f s3_2 = kv_zero();
-      kv_f s3_3 = kv_zero();
-      kv_f s3_4 = kv_zero();
-      kv_f s4_0 = kv_zero();
-      kv_f s4_1 = kv_zero();
-      kv_f s4_2 = kv_zero();
-      kv_f s4_3 = kv_zero();
-      kv_f s4_4 = kv_zero();
-      for (r = r0; r < r1; r++) {
-        const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
-        const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
-        unsigned vm = 0;
-        const uint16_t *x0 = x;
-        const uint16_t *x1 = x;
-        const uint16_t *x2 = x;
-        const uint16_t *x3 = x;
-        const uint16_t *x4 = x;
-        if (iy0 + 0 >= 0 && iy0 + 0 < H) {
-          x0 = x + ((b * C + c) * H + iy0 + 0) * W;
-          vm |= 1u;
-        }
-        if (iy0 + 1 >= 0 && iy0 + 1 < H) {
-          x1 = x + ((b * C + c) * H + iy0 + 1) * W;
-          vm |= 2u;
-        }
-        if (iy0 + 2 >= 0 && iy0 + 2 < H) {
-          x2 = x + ((b * C + c) * H + iy0 + 2) * W;
-          vm |= 4u;
-        }
-        if (iy0 + 3 >= 0 && iy0 + 3 < H) {
-          x3 = x + ((b * C + c) * H + iy0 + 3) * W;
-          vm |= 8u;
-        }
-        if (iy0 + 4 >= 0 && iy0 + 4 < H) {
-          x4 = x + ((b * C + c) * H + iy0 + 4) * W;
-          vm |= 16u;
-        }
-        for (ox = c0; ox < c1; ox += 4) {
-          const int64_t ix0 = ox - PL;
-          if (ox + 4 <= c1 && ix0 >= 0 && ix0 + 8 <= W) { /* every tap inside */
-            const kv_f gv = kv_ld(g + ox);
-            if (vm & 1u) {
-              s0_0 = kv_fma(kv_ld(x0 + ix0), gv, s0_0);
-              s0_1 = kv_fma(kv_ld(x0 + ix0 + 1), gv, s0_1);
-              s0_2 = kv_fma(kv_ld(x0 + ix0 + 2), gv, s0_2);
-              s0_3 = kv_fma(kv_ld(x0 + ix0 + 3), gv, s0_3);
-              s0_4 = kv_fma(kv_ld(x0 + ix0 + 4), gv, s0_4);
-            }
-            if (vm & 2u) {
-              s1_0 = kv_fma(kv_ld(x1 + ix0), gv, s1_0);
-              s1_1 = kv_fma(kv_ld(x1 + ix0 + 1), gv, s1_1);
-              s1_2 = kv_fma(kv_ld(x1 + ix0 + 2), gv, s1_2);
-              s1_3 = kv_fma(kv_ld(x1 + ix0 + 3), gv, s1_3);
-              s1_4 = kv_fma(kv_ld(x1 + ix0 + 4), gv, s1_4);
-            }
-            if (vm & 4u) {
-              s2_0 = kv_fma(kv_ld(x2 + ix0), gv, s2_0);
-              s2_1 = kv_fma(kv_ld(x2 + ix0 + 1), gv, s2_1);
-              s2_2 = kv_fma(kv_ld(x2 + ix0 + 2), gv, s2_2);
-              s2_3 = kv_fma(kv_ld(x2 + ix0 + 3), gv, s2_3);
-              s2_4 = kv_fma(kv_ld(x2 + ix0 + 4), gv, s2_4);
-            }
-            if (vm & 8u) {
-              s3_0 = kv_fma(kv_ld(x3 + ix0), gv, s3_0);
-              s3_1 = kv_fma(kv_ld(x3 + ix0 + 1), gv, s3_1);
-              s3_2 = kv_fma(kv_ld(x3 + ix0 + 2), gv, s3_2);
-              s3_3 = kv_fma(kv_ld(x3 + ix0 + 3), gv, s3_3);
-              s3_4 = kv_fma(kv_ld(x3 + ix0 + 4), gv, s3_4);
-            }
-            if (vm & 16u) {
-              s4_0 = kv_fma(kv_ld(x4 + ix0), gv, s4_0);
-              s4_1 = kv_fma(kv_ld(x4 + ix0 + 1), gv, s4_1);
-              s4_2 = kv_fma(kv_ld(x4 + ix0 + 2), gv, s4_2);
-              s4_3 = kv_fma(kv_ld(x4 + ix0 + 3), gv, s4_3);
-              s4_4 = kv_fma(kv_ld(x4 + ix0 + 4), gv, s4_4);
-            }
-          } else { /* row ends: lanes outside the input or the piece are zero */
-            const int64_t n = c1 - ox < 4 ? c1 - ox : 4;
-            const kv_f gv = n == 4 ? kv_ld(g + ox) : kv_ldn(g + ox, n, kv_zero());
-            if (vm & 1u) {
-              s0_0 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x0, ix0 + 0, n, W), gv, s0_0);
-              s0_1 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x0, ix0 + 1, n, W), gv, s0_1);
-              s0_2 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x0, ix0 + 2, n, W), gv, s0_2);
-              s0_3 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x0, ix0 + 3, n, W), gv, s0_3);
-              s0_4 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x0, ix0 + 4, n, W), gv, s0_4);
-            }
-            if (vm & 2u) {
-              s1_0 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x1, ix0 + 0, n, W), gv, s1_0);
-              s1_1 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x1, ix0 + 1, n, W), gv, s1_1);
-              s1_2 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x1, ix0 + 2, n, W), gv, s1_2);
-              s1_3 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x1, ix0 + 3, n, W), gv, s1_3);
-              s1_4 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x1, ix0 + 4, n, W), gv, s1_4);
-            }
-            if (vm & 4u) {
-              s2_0 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x2, ix0 + 0, n, W), gv, s2_0);
-              s2_1 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x2, ix0 + 1, n, W), gv, s2_1);
-              s2_2 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x2, ix0 + 2, n, W), gv, s2_2);
-              s2_3 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x2, ix0 + 3, n, W), gv, s2_3);
-              s2_4 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x2, ix0 + 4, n, W), gv, s2_4);
-            }
-            if (vm & 8u) {
-              s3_0 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x3, ix0 + 0, n, W), gv, s3_0);
-              s3_1 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x3, ix0 + 1, n, W), gv, s3_1);
-              s3_2 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x3, ix0 + 2, n, W), gv, s3_2);
-              s3_3 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x3, ix0 + 3, n, W), gv, s3_3);
-              s3_4 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x3, ix0 + 4, n, W), gv, s3_4);
-            }
-            if (vm & 16u) {
-              s4_0 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x4, ix0 + 0, n, W), gv, s4_0);
-              s4_1 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x4, ix0 + 1, n, W), gv, s4_1);
-              s4_2 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x4, ix0 + 2, n, W), gv, s4_2);
-              s4_3 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x4, ix0 + 3, n, W), gv, s4_3);
-              s4_4 = kv_fma(kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_xld(x4, ix0 + 4, n, W), gv, s4_4);
-            }
-          }
-        }
-      }
-      part[0 * C + c] += kv_hsum(s0_0);
-      part[1 * C + c] += kv_hsum(s0_1);
-      part[2 * C + c] += kv_hsum(s0_2);
-      part[3 * C + c] += kv_hsum(s0_3);
-      part[4 * C + c] += kv_hsum(s0_4);
-      part[5 * C + c] += kv_hsum(s1_0);
-      part[6 * C + c] += kv_hsum(s1_1);
-      part[7 * C + c] += kv_hsum(s1_2);
-      part[8 * C + c] += kv_hsum(s1_3);
-      part[9 * C + c] += kv_hsum(s1_4);
-      part[10 * C + c] += kv_hsum(s2_0);
-      part[11 * C + c] += kv_hsum(s2_1);
-      part[12 * C + c] += kv_hsum(s2_2);
-      part[13 * C + c] += kv_hsum(s2_3);
-      part[14 * C + c] += kv_hsum(s2_4);
-      part[15 * C + c] += kv_hsum(s3_0);
-      part[16 * C + c] += kv_hsum(s3_1);
-      part[17 * C + c] += kv_hsum(s3_2);
-      part[18 * C + c] += kv_hsum(s3_3);
-      part[19 * C + c] += kv_hsum(s3_4);
-      part[20 * C + c] += kv_hsum(s4_0);
-      part[21 * C + c] += kv_hsum(s4_1);
-      part[22 * C + c] += kv_hsum(s4_2);
-      part[23 * C + c] += kv_hsum(s4_3);
-      part[24 * C + c] += kv_hsum(s4_4);
+  int64_t r;
+  (void)c0;
+  (void)c1;
+  kv_f s0_0 = kv_zero();
+  kv_f s0_1 = kv_zero();
+  kv_f s0_2 = kv_zero();
+  kv_f s0_3 = kv_zero();
+  kv_f s0_4 = kv_zero();
+  kv_f s1_0 = kv_zero();
+  kv_f s1_1 = kv_zero();
+  kv_f s1_2 = kv_zero();
+  kv_f s1_3 = kv_zero();
+  kv_f s1_4 = kv_zero();
+  kv_f s2_0 = kv_zero();
+  kv_f s2_1 = kv_zero();
+  kv_f s2_2 = kv_zero();
+  kv_f s2_3 = kv_zero();
+  kv_f s2_4 = kv_zero();
+  kv_f s3_0 = kv_zero();
+  kv_f s3_1 = kv_zero();
+  kv_f s3_2 = kv_zero();
+  kv_f s3_3 = kv_zero();
+  kv_f s3_4 = kv_zero();
+  kv_f s4_0 = kv_zero();
+  kv_f s4_1 = kv_zero();
+  kv_f s4_2 = kv_zero();
+  kv_f s4_3 = kv_zero();
+  kv_f s4_4 = kv_zero();
+  for (r = r0; r < r1; r++) {
+    const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+    const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
+    unsigned vm = 0;
+    int64_t ox;
+    const uint16_t *x0 = x;
+    const uint16_t *x1 = x;
+    const uint16_t *x2 = x;
+    const uint16_t *x3 = x;
+    const uint16_t *x4 = x;
+    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+      x0 = x + ((b * C + c) * H + iy0 + 0) * W;
+      vm |= 1u;
     }
+    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+      x1 = x + ((b * C + c) * H + iy0 + 1) * W;
+      vm |= 2u;
+    }
+    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+      x2 = x + ((b * C + c) * H + iy0 + 2) * W;
+      vm |= 4u;
+    }
+    if (iy0 + 3 >= 0 && iy0 + 3 < H) {
+      x3 = x + ((b * C + c) * H + iy0 + 3) * W;
+      vm |= 8u;
+    }
+    if (iy0 + 4 >= 0 && iy0 + 4 < H) {
+      x4 = x + ((b * C + c) * H + iy0 + 4) * W;
+      vm |= 16u;
+    }
+    for (ox = f0; ox < f0 + nv * 4; ox += 4) {
+      const kv_f gv = kv_ld(g + ox);
+      const int64_t ix0 = ox - PL;
+      if (vm & 1u) {
+        s0_0 = kv_fma(kv_ld(x0 + ix0), gv, s0_0);
+        s0_1 = kv_fma(kv_ld(x0 + ix0 + 1), gv, s0_1);
+        s0_2 = kv_fma(kv_ld(x0 + ix0 + 2), gv, s0_2);
+        s0_3 = kv_fma(kv_ld(x0 + ix0 + 3), gv, s0_3);
+        s0_4 = kv_fma(kv_ld(x0 + ix0 + 4), gv, s0_4);
+      }
+      if (vm & 2u) {
+        s1_0 = kv_fma(kv_ld(x1 + ix0), gv, s1_0);
+        s1_1 = kv_fma(kv_ld(x1 + ix0 + 1), gv, s1_1);
+        s1_2 = kv_fma(kv_ld(x1 + ix0 + 2), gv, s1_2);
+        s1_3 = kv_fma(kv_ld(x1 + ix0 + 3), gv, s1_3);
+        s1_4 = kv_fma(kv_ld(x1 + ix0 + 4), gv, s1_4);
+      }
+      if (vm & 4u) {
+        s2_0 = kv_fma(kv_ld(x2 + ix0), gv, s2_0);
+        s2_1 = kv_fma(kv_ld(x2 + ix0 + 1), gv, s2_1);
+        s2_2 = kv_fma(kv_ld(x2 + ix0 + 2), gv, s2_2);
+        s2_3 = kv_fma(kv_ld(x2 + ix0 + 3), gv, s2_3);
+        s2_4 = kv_fma(kv_ld(x2 + ix0 + 4), gv, s2_4);
+      }
+      if (vm & 8u) {
+        s3_0 = kv_fma(kv_ld(x3 + ix0), gv, s3_0);
+        s3_1 = kv_fma(kv_ld(x3 + ix0 + 1), gv, s3_1);
+        s3_2 = kv_fma(kv_ld(x3 + ix0 + 2), gv, s3_2);
+        s3_3 = kv_fma(kv_ld(x3 + ix0 + 3), gv, s3_3);
+        s3_4 = kv_fma(kv_ld(x3 + ix0 + 4), gv, s3_4);
+      }
+      if (vm & 16u) {
+        s4_0 = kv_fma(kv_ld(x4 + ix0), gv, s4_0);
+        s4_1 = kv_fma(kv_ld(x4 + ix0 + 1), gv, s4_1);
+        s4_2 = kv_fma(kv_ld(x4 + ix0 + 2), gv, s4_2);
+        s4_3 = kv_fma(kv_ld(x4 + ix0 + 3), gv, s4_3);
+        s4_4 = kv_fma(kv_ld(x4 + ix0 + 4), gv, s4_4);
+      }
+    }
+  }
+  part[0 * C + c] += kv_hsum(s0_0);
+  part[1 * C + c] += kv_hsum(s0_1);
+  part[2 * C + c] += kv_hsum(s0_2);
+  part[3 * C + c] += kv_hsum(s0_3);
+  part[4 * C + c] += kv_hsum(s0_4);
+  part[5 * C + c] += kv_hsum(s1_0);
+  part[6 * C + c] += kv_hsum(s1_1);
+  part[7 * C + c] += kv_hsum(s1_2);
+  part[8 * C + c] += kv_hsum(s1_3);
+  part[9 * C + c] += kv_hsum(s1_4);
+  part[10 * C + c] += kv_hsum(s2_0);
+  part[11 * C + c] += kv_hsum(s2_1);
+  part[12 * C + c] += kv_hsum(s2_2);
+  part[13 * C + c] += kv_hsum(s2_3);
+  part[14 * C + c] += kv_hsum(s2_4);
+  part[15 * C + c] += kv_hsum(s3_0);
+  part[16 * C + c] += kv_hsum(s3_1);
+  part[17 * C + c] += kv_hsum(s3_2);
+  part[18 * C + c] += kv_hsum(s3_3);
+  part[19 * C + c] += kv_hsum(s3_4);
+  part[20 * C + c] += kv_hsum(s4_0);
+  part[21 * C + c] += kv_hsum(s4_1);
+  part[22 * C + c] += kv_hsum(s4_2);
+  part[23 * C + c] += kv_hsum(s4_3);
+  part[24 * C + c] += kv_hsum(s4_4);
+}
+
+/* pass 1 (filter rows 0, 1, 2, 3, 4), the row ends: cols [c0, f0) and [f1, c1), one col at a time (scalar sums),
+   rows [r0, r1) of channel c; the sums added to part */
+static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_p1_ends(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t f0,
+                                int64_t nv, int64_t c, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
+  const uint16_t *x = (const uint16_t *)a->x;
+  const uint16_t *dy = (const uint16_t *)a->dy;
+  int64_t r;
+  const int64_t f1 = f0 + nv * 4;
+  float s0_0 = 0;
+  float s0_1 = 0;
+  float s0_2 = 0;
+  float s0_3 = 0;
+  float s0_4 = 0;
+  float s1_0 = 0;
+  float s1_1 = 0;
+  float s1_2 = 0;
+  float s1_3 = 0;
+  float s1_4 = 0;
+  float s2_0 = 0;
+  float s2_1 = 0;
+  float s2_2 = 0;
+  float s2_3 = 0;
+  float s2_4 = 0;
+  float s3_0 = 0;
+  float s3_1 = 0;
+  float s3_2 = 0;
+  float s3_3 = 0;
+  float s3_4 = 0;
+  float s4_0 = 0;
+  float s4_1 = 0;
+  float s4_2 = 0;
+  float s4_3 = 0;
+  float s4_4 = 0;
+  for (r = r0; r < r1; r++) {
+    const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+    const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
+    unsigned vm = 0;
+    int64_t ox;
+    const uint16_t *x0 = x;
+    const uint16_t *x1 = x;
+    const uint16_t *x2 = x;
+    const uint16_t *x3 = x;
+    const uint16_t *x4 = x;
+    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+      x0 = x + ((b * C + c) * H + iy0 + 0) * W;
+      vm |= 1u;
+    }
+    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+      x1 = x + ((b * C + c) * H + iy0 + 1) * W;
+      vm |= 2u;
+    }
+    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+      x2 = x + ((b * C + c) * H + iy0 + 2) * W;
+      vm |= 4u;
+    }
+    if (iy0 + 3 >= 0 && iy0 + 3 < H) {
+      x3 = x + ((b * C + c) * H + iy0 + 3) * W;
+      vm |= 8u;
+    }
+    if (iy0 + 4 >= 0 && iy0 + 4 < H) {
+      x4 = x + ((b * C + c) * H + iy0 + 4) * W;
+      vm |= 16u;
+    }
+    for (ox = c0; ox < c1; ox++) { /* one col at a time, each tap checked */
+      float gs;
+      int64_t ix0;
+      if (ox == f0 && nv > 0) ox = f1;
+      if (ox >= c1) break;
+      gs = kfi_ld_f16(g[ox]);
+      ix0 = ox - PL;
+      if (vm & 1u) {
+        if (ix0 + 0 >= 0 && ix0 + 0 < W) s0_0 += kfi_ld_f16(x0[ix0 + 0]) * gs;
+        if (ix0 + 1 >= 0 && ix0 + 1 < W) s0_1 += kfi_ld_f16(x0[ix0 + 1]) * gs;
+        if (ix0 + 2 >= 0 && ix0 + 2 < W) s0_2 += kfi_ld_f16(x0[ix0 + 2]) * gs;
+        if (ix0 + 3 >= 0 && ix0 + 3 < W) s0_3 += kfi_ld_f16(x0[ix0 + 3]) * gs;
+        if (ix0 + 4 >= 0 && ix0 + 4 < W) s0_4 += kfi_ld_f16(x0[ix0 + 4]) * gs;
+      }
+      if (vm & 2u) {
+        if (ix0 + 0 >= 0 && ix0 + 0 < W) s1_0 += kfi_ld_f16(x1[ix0 + 0]) * gs;
+        if (ix0 + 1 >= 0 && ix0 + 1 < W) s1_1 += kfi_ld_f16(x1[ix0 + 1]) * gs;
+        if (ix0 + 2 >= 0 && ix0 + 2 < W) s1_2 += kfi_ld_f16(x1[ix0 + 2]) * gs;
+        if (ix0 + 3 >= 0 && ix0 + 3 < W) s1_3 += kfi_ld_f16(x1[ix0 + 3]) * gs;
+        if (ix0 + 4 >= 0 && ix0 + 4 < W) s1_4 += kfi_ld_f16(x1[ix0 + 4]) * gs;
+      }
+      if (vm & 4u) {
+        if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 += kfi_ld_f16(x2[ix0 + 0]) * gs;
+        if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 += kfi_ld_f16(x2[ix0 + 1]) * gs;
+        if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 += kfi_ld_f16(x2[ix0 + 2]) * gs;
+        if (ix0 + 3 >= 0 && ix0 + 3 < W) s2_3 += kfi_ld_f16(x2[ix0 + 3]) * gs;
+        if (ix0 + 4 >= 0 && ix0 + 4 < W) s2_4 += kfi_ld_f16(x2[ix0 + 4]) * gs;
+      }
+      if (vm & 8u) {
+        if (ix0 + 0 >= 0 && ix0 + 0 < W) s3_0 += kfi_ld_f16(x3[ix0 + 0]) * gs;
+        if (ix0 + 1 >= 0 && ix0 + 1 < W) s3_1 += kfi_ld_f16(x3[ix0 + 1]) * gs;
+        if (ix0 + 2 >= 0 && ix0 + 2 < W) s3_2 += kfi_ld_f16(x3[ix0 + 2]) * gs;
+        if (ix0 + 3 >= 0 && ix0 + 3 < W) s3_3 += kfi_ld_f16(x3[ix0 + 3]) * gs;
+        if (ix0 + 4 >= 0 && ix0 + 4 < W) s3_4 += kfi_ld_f16(x3[ix0 + 4]) * gs;
+      }
+      if (vm & 16u) {
+        if (ix0 + 0 >= 0 && ix0 + 0 < W) s4_0 += kfi_ld_f16(x4[ix0 + 0]) * gs;
+        if (ix0 + 1 >= 0 && ix0 + 1 < W) s4_1 += kfi_ld_f16(x4[ix0 + 1]) * gs;
+        if (ix0 + 2 >= 0 && ix0 + 2 < W) s4_2 += kfi_ld_f16(x4[ix0 + 2]) * gs;
+        if (ix0 + 3 >= 0 && ix0 + 3 < W) s4_3 += kfi_ld_f16(x4[ix0 + 3]) * gs;
+        if (ix0 + 4 >= 0 && ix0 + 4 < W) s4_4 += kfi_ld_f16(x4[ix0 + 4]) * gs;
+      }
+    }
+  }
+  part[0 * C + c] += s0_0;
+  part[1 * C + c] += s0_1;
+  part[2 * C + c] += s0_2;
+  part[3 * C + c] += s0_3;
+  part[4 * C + c] += s0_4;
+  part[5 * C + c] += s1_0;
+  part[6 * C + c] += s1_1;
+  part[7 * C + c] += s1_2;
+  part[8 * C + c] += s1_3;
+  part[9 * C + c] += s1_4;
+  part[10 * C + c] += s2_0;
+  part[11 * C + c] += s2_1;
+  part[12 * C + c] += s2_2;
+  part[13 * C + c] += s2_3;
+  part[14 * C + c] += s2_4;
+  part[15 * C + c] += s3_0;
+  part[16 * C + c] += s3_1;
+  part[17 * C + c] += s3_2;
+  part[18 * C + c] += s3_3;
+  part[19 * C + c] += s3_4;
+  part[20 * C + c] += s4_0;
+  part[21 * C + c] += s4_1;
+  part[22 * C + c] += s4_2;
+  part[23 * C + c] += s4_3;
+  part[24 * C + c] += s4_4;
+}
+
+static void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, float *part) {
+  const int64_t W = a->w, C = a->c, PL = a->pad_left;
+  int64_t r0, r1, c0, c1, f0, e, nv, c;
+  kfi_dwbpf_piece(a, t, p, &r0, &r1, &c0, &c1);
+  /* the fast vectors: from f0 = max(c0, PL) (every tap's first lane inside
+     the input) while the last lane of the last tap stays inside the input
+     and the piece */
+  f0 = c0 > PL ? c0 : PL;
+  e = W + PL - 4;
+  if (e > c1) e = c1;
+  nv = e - f0 >= 4 ? (e - f0) / 4 : 0;
+  if (f0 > c1) f0 = c1;
+  for (c = 0; c < C; c++) {
+    if (nv > 0) kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_p1_fast(a, r0, r1, c0, c1, f0, nv, c, part);
+    if (f0 > c0 || f0 + nv * 4 < c1) kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_p1_ends(a, r0, r1, c0, c1, f0, nv, c, part);
   }
 }
 

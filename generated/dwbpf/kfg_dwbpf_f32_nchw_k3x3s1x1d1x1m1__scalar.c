@@ -54,103 +54,164 @@ KV_FN void kv_stn(float *p, kv_f v, int64_t n) {
   for (i = 0; i < n; i++) p[i] = kfi_st_f32(t[i]);
 }
 
-/* lanes [ix, ix + n) of an input row of W elements, zero outside the row and beyond n */
-static inline kv_f kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_xld(const float *row, int64_t ix, int64_t n, int64_t W) {
-  float t[1];
-  int64_t l, l0 = ix < 0 ? -ix : 0, l1 = W - ix < n ? W - ix : n;
-  if (l0 == 0 && l1 == n) return n == 1 ? kv_ld(row + ix) : kv_ldn(row + ix, n, kv_zero());
-  for (l = 0; l < 1; l++) t[l] = (float)0;
-  for (l = l0; l < l1; l++) t[l] = kfi_ld_f32(row[ix + l]);
-  return kv_ldf(t);
-}
-
-static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, float *part) {
+/* pass 1 (filter rows 0, 1, 2), the vectors whose taps all lie inside the input: cols [f0, f0 + nv*VL),
+   rows [r0, r1) of channel c; the sums added to part */
+static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_p1_fast(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t f0,
+                                int64_t nv, int64_t c, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  int64_t r0, r1, c0, c1, c;
-  kfi_dwbpf_piece(a, t, p, &r0, &r1, &c0, &c1);
-  for (c = 0; c < C; c++) {
-    int64_t r, ox;
-    { /* pass 1: filter rows 0, 1, 2 */
-      kv_f s0_0 = kv_zero();
-      kv_f s0_1 = kv_zero();
-      kv_f s0_2 = kv_zero();
-      kv_f s1_0 = kv_zero();
-      kv_f s1_1 = kv_zero();
-      kv_f s1_2 = kv_zero();
-      kv_f s2_0 = kv_zero();
-      kv_f s2_1 = kv_zero();
-      kv_f s2_2 = kv_zero();
-      for (r = r0; r < r1; r++) {
-        const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
-        const float *g = dy + ((b * C + c) * OH + oy) * OW;
-        unsigned vm = 0;
-        const float *x0 = x;
-        const float *x1 = x;
-        const float *x2 = x;
-        if (iy0 + 0 >= 0 && iy0 + 0 < H) {
-          x0 = x + ((b * C + c) * H + iy0 + 0) * W;
-          vm |= 1u;
-        }
-        if (iy0 + 1 >= 0 && iy0 + 1 < H) {
-          x1 = x + ((b * C + c) * H + iy0 + 1) * W;
-          vm |= 2u;
-        }
-        if (iy0 + 2 >= 0 && iy0 + 2 < H) {
-          x2 = x + ((b * C + c) * H + iy0 + 2) * W;
-          vm |= 4u;
-        }
-        for (ox = c0; ox < c1; ox += 1) {
-          const int64_t ix0 = ox - PL;
-          if (ox + 1 <= c1 && ix0 >= 0 && ix0 + 3 <= W) { /* every tap inside */
-            const kv_f gv = kv_ld(g + ox);
-            if (vm & 1u) {
-              s0_0 = kv_add(kv_mul(kv_ld(x0 + ix0), gv), s0_0);
-              s0_1 = kv_add(kv_mul(kv_ld(x0 + ix0 + 1), gv), s0_1);
-              s0_2 = kv_add(kv_mul(kv_ld(x0 + ix0 + 2), gv), s0_2);
-            }
-            if (vm & 2u) {
-              s1_0 = kv_add(kv_mul(kv_ld(x1 + ix0), gv), s1_0);
-              s1_1 = kv_add(kv_mul(kv_ld(x1 + ix0 + 1), gv), s1_1);
-              s1_2 = kv_add(kv_mul(kv_ld(x1 + ix0 + 2), gv), s1_2);
-            }
-            if (vm & 4u) {
-              s2_0 = kv_add(kv_mul(kv_ld(x2 + ix0), gv), s2_0);
-              s2_1 = kv_add(kv_mul(kv_ld(x2 + ix0 + 1), gv), s2_1);
-              s2_2 = kv_add(kv_mul(kv_ld(x2 + ix0 + 2), gv), s2_2);
-            }
-          } else { /* row ends: lanes outside the input or the piece are zero */
-            const int64_t n = c1 - ox < 1 ? c1 - ox : 1;
-            const kv_f gv = n == 1 ? kv_ld(g + ox) : kv_ldn(g + ox, n, kv_zero());
-            if (vm & 1u) {
-              s0_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_xld(x0, ix0 + 0, n, W), gv), s0_0);
-              s0_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_xld(x0, ix0 + 1, n, W), gv), s0_1);
-              s0_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_xld(x0, ix0 + 2, n, W), gv), s0_2);
-            }
-            if (vm & 2u) {
-              s1_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_xld(x1, ix0 + 0, n, W), gv), s1_0);
-              s1_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_xld(x1, ix0 + 1, n, W), gv), s1_1);
-              s1_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_xld(x1, ix0 + 2, n, W), gv), s1_2);
-            }
-            if (vm & 4u) {
-              s2_0 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_xld(x2, ix0 + 0, n, W), gv), s2_0);
-              s2_1 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_xld(x2, ix0 + 1, n, W), gv), s2_1);
-              s2_2 = kv_add(kv_mul(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_xld(x2, ix0 + 2, n, W), gv), s2_2);
-            }
-          }
-        }
-      }
-      part[0 * C + c] += kv_hsum(s0_0);
-      part[1 * C + c] += kv_hsum(s0_1);
-      part[2 * C + c] += kv_hsum(s0_2);
-      part[3 * C + c] += kv_hsum(s1_0);
-      part[4 * C + c] += kv_hsum(s1_1);
-      part[5 * C + c] += kv_hsum(s1_2);
-      part[6 * C + c] += kv_hsum(s2_0);
-      part[7 * C + c] += kv_hsum(s2_1);
-      part[8 * C + c] += kv_hsum(s2_2);
+  int64_t r;
+  (void)c0;
+  (void)c1;
+  kv_f s0_0 = kv_zero();
+  kv_f s0_1 = kv_zero();
+  kv_f s0_2 = kv_zero();
+  kv_f s1_0 = kv_zero();
+  kv_f s1_1 = kv_zero();
+  kv_f s1_2 = kv_zero();
+  kv_f s2_0 = kv_zero();
+  kv_f s2_1 = kv_zero();
+  kv_f s2_2 = kv_zero();
+  for (r = r0; r < r1; r++) {
+    const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+    const float *g = dy + ((b * C + c) * OH + oy) * OW;
+    unsigned vm = 0;
+    int64_t ox;
+    const float *x0 = x;
+    const float *x1 = x;
+    const float *x2 = x;
+    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+      x0 = x + ((b * C + c) * H + iy0 + 0) * W;
+      vm |= 1u;
     }
+    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+      x1 = x + ((b * C + c) * H + iy0 + 1) * W;
+      vm |= 2u;
+    }
+    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+      x2 = x + ((b * C + c) * H + iy0 + 2) * W;
+      vm |= 4u;
+    }
+    for (ox = f0; ox < f0 + nv * 1; ox += 1) {
+      const kv_f gv = kv_ld(g + ox);
+      const int64_t ix0 = ox - PL;
+      if (vm & 1u) {
+        s0_0 = kv_add(kv_mul(kv_ld(x0 + ix0), gv), s0_0);
+        s0_1 = kv_add(kv_mul(kv_ld(x0 + ix0 + 1), gv), s0_1);
+        s0_2 = kv_add(kv_mul(kv_ld(x0 + ix0 + 2), gv), s0_2);
+      }
+      if (vm & 2u) {
+        s1_0 = kv_add(kv_mul(kv_ld(x1 + ix0), gv), s1_0);
+        s1_1 = kv_add(kv_mul(kv_ld(x1 + ix0 + 1), gv), s1_1);
+        s1_2 = kv_add(kv_mul(kv_ld(x1 + ix0 + 2), gv), s1_2);
+      }
+      if (vm & 4u) {
+        s2_0 = kv_add(kv_mul(kv_ld(x2 + ix0), gv), s2_0);
+        s2_1 = kv_add(kv_mul(kv_ld(x2 + ix0 + 1), gv), s2_1);
+        s2_2 = kv_add(kv_mul(kv_ld(x2 + ix0 + 2), gv), s2_2);
+      }
+    }
+  }
+  part[0 * C + c] += kv_hsum(s0_0);
+  part[1 * C + c] += kv_hsum(s0_1);
+  part[2 * C + c] += kv_hsum(s0_2);
+  part[3 * C + c] += kv_hsum(s1_0);
+  part[4 * C + c] += kv_hsum(s1_1);
+  part[5 * C + c] += kv_hsum(s1_2);
+  part[6 * C + c] += kv_hsum(s2_0);
+  part[7 * C + c] += kv_hsum(s2_1);
+  part[8 * C + c] += kv_hsum(s2_2);
+}
+
+/* pass 1 (filter rows 0, 1, 2), the row ends: cols [c0, f0) and [f1, c1), one col at a time (scalar sums),
+   rows [r0, r1) of channel c; the sums added to part */
+static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_p1_ends(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t f0,
+                                int64_t nv, int64_t c, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
+  const float *x = (const float *)a->x;
+  const float *dy = (const float *)a->dy;
+  int64_t r;
+  const int64_t f1 = f0 + nv * 1;
+  float s0_0 = 0;
+  float s0_1 = 0;
+  float s0_2 = 0;
+  float s1_0 = 0;
+  float s1_1 = 0;
+  float s1_2 = 0;
+  float s2_0 = 0;
+  float s2_1 = 0;
+  float s2_2 = 0;
+  for (r = r0; r < r1; r++) {
+    const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+    const float *g = dy + ((b * C + c) * OH + oy) * OW;
+    unsigned vm = 0;
+    int64_t ox;
+    const float *x0 = x;
+    const float *x1 = x;
+    const float *x2 = x;
+    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+      x0 = x + ((b * C + c) * H + iy0 + 0) * W;
+      vm |= 1u;
+    }
+    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+      x1 = x + ((b * C + c) * H + iy0 + 1) * W;
+      vm |= 2u;
+    }
+    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+      x2 = x + ((b * C + c) * H + iy0 + 2) * W;
+      vm |= 4u;
+    }
+    for (ox = c0; ox < c1; ox++) { /* one col at a time, each tap checked */
+      float gs;
+      int64_t ix0;
+      if (ox == f0 && nv > 0) ox = f1;
+      if (ox >= c1) break;
+      gs = kfi_ld_f32(g[ox]);
+      ix0 = ox - PL;
+      if (vm & 1u) {
+        if (ix0 + 0 >= 0 && ix0 + 0 < W) s0_0 += kfi_ld_f32(x0[ix0 + 0]) * gs;
+        if (ix0 + 1 >= 0 && ix0 + 1 < W) s0_1 += kfi_ld_f32(x0[ix0 + 1]) * gs;
+        if (ix0 + 2 >= 0 && ix0 + 2 < W) s0_2 += kfi_ld_f32(x0[ix0 + 2]) * gs;
+      }
+      if (vm & 2u) {
+        if (ix0 + 0 >= 0 && ix0 + 0 < W) s1_0 += kfi_ld_f32(x1[ix0 + 0]) * gs;
+        if (ix0 + 1 >= 0 && ix0 + 1 < W) s1_1 += kfi_ld_f32(x1[ix0 + 1]) * gs;
+        if (ix0 + 2 >= 0 && ix0 + 2 < W) s1_2 += kfi_ld_f32(x1[ix0 + 2]) * gs;
+      }
+      if (vm & 4u) {
+        if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 += kfi_ld_f32(x2[ix0 + 0]) * gs;
+        if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 += kfi_ld_f32(x2[ix0 + 1]) * gs;
+        if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 += kfi_ld_f32(x2[ix0 + 2]) * gs;
+      }
+    }
+  }
+  part[0 * C + c] += s0_0;
+  part[1 * C + c] += s0_1;
+  part[2 * C + c] += s0_2;
+  part[3 * C + c] += s1_0;
+  part[4 * C + c] += s1_1;
+  part[5 * C + c] += s1_2;
+  part[6 * C + c] += s2_0;
+  part[7 * C + c] += s2_1;
+  part[8 * C + c] += s2_2;
+}
+
+static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, float *part) {
+  const int64_t W = a->w, C = a->c, PL = a->pad_left;
+  int64_t r0, r1, c0, c1, f0, e, nv, c;
+  kfi_dwbpf_piece(a, t, p, &r0, &r1, &c0, &c1);
+  /* the fast vectors: from f0 = max(c0, PL) (every tap's first lane inside
+     the input) while the last lane of the last tap stays inside the input
+     and the piece */
+  f0 = c0 > PL ? c0 : PL;
+  e = W + PL - 2;
+  if (e > c1) e = c1;
+  nv = e - f0 >= 1 ? (e - f0) / 1 : 0;
+  if (f0 > c1) f0 = c1;
+  for (c = 0; c < C; c++) {
+    if (nv > 0) kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_p1_fast(a, r0, r1, c0, c1, f0, nv, c, part);
+    if (f0 > c0 || f0 + nv * 1 < c1) kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_p1_ends(a, r0, r1, c0, c1, f0, nv, c, part);
   }
 }
 
