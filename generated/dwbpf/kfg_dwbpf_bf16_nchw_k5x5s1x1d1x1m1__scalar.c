@@ -61,7 +61,7 @@ static void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_p1_fast(const kfi_dwbpf_a
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   (void)c0;
   (void)c1;
   kv_f s0_0 = kv_zero();
@@ -89,8 +89,8 @@ static void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_p1_fast(const kfi_dwbpf_a
   kv_f s4_2 = kv_zero();
   kv_f s4_3 = kv_zero();
   kv_f s4_4 = kv_zero();
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
     unsigned vm = 0;
     int64_t ox;
@@ -193,7 +193,7 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_p1_ends(cons
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   const int64_t f1 = f0 + nv * 1;
   float s0_0 = 0;
   float s0_1 = 0;
@@ -220,8 +220,8 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_p1_ends(cons
   float s4_2 = 0;
   float s4_3 = 0;
   float s4_4 = 0;
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
     unsigned vm = 0;
     int64_t ox;

@@ -93,7 +93,7 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, ox;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -104,8 +104,8 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
   (void)nl;
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, iy0 = (r % OH) * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
     unsigned vm = 0;
     const uint16_t *x0 = x;
@@ -227,7 +227,7 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2_p1_tail(const 
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, ox;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -237,8 +237,8 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2_p1_tail(const 
   kv_f s2_0 = kv_zero();
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, iy0 = (r % OH) * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
     unsigned vm = 0;
     const uint16_t *x0 = x;

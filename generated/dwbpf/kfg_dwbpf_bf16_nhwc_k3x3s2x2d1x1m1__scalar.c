@@ -61,7 +61,7 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar_p1_full(const kfi_dwbpf_a
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, ox;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -72,8 +72,8 @@ static void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar_p1_full(const kfi_dwbpf_a
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
   (void)nl;
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, iy0 = (r % OH) * 2 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 2 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
     unsigned vm = 0;
     const uint16_t *x0 = x;
@@ -195,7 +195,7 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar_p1_tail(cons
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, ox;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -205,8 +205,8 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar_p1_tail(cons
   kv_f s2_0 = kv_zero();
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, iy0 = (r % OH) * 2 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 2 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
     unsigned vm = 0;
     const uint16_t *x0 = x;

@@ -69,7 +69,7 @@ static void kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon_p1_fast(const kfi_dwbpf_args
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   (void)c0;
   (void)c1;
   kv_f s0_0 = kv_zero();
@@ -81,8 +81,8 @@ static void kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon_p1_fast(const kfi_dwbpf_args
   kv_f s2_0 = kv_zero();
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
     unsigned vm = 0;
     int64_t ox;
@@ -139,7 +139,7 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon_p1_ends(const k
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   const int64_t f1 = f0 + nv * 4;
   float s0_0 = 0;
   float s0_1 = 0;
@@ -150,8 +150,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon_p1_ends(const k
   float s2_0 = 0;
   float s2_1 = 0;
   float s2_2 = 0;
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
     unsigned vm = 0;
     int64_t ox;

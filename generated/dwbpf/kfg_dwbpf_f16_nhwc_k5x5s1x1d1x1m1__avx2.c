@@ -82,7 +82,7 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_args
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, ox;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -94,8 +94,8 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_args
   kv_f s1_3 = kv_zero();
   kv_f s1_4 = kv_zero();
   (void)nl;
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, iy0 = (r % OH) * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
     unsigned vm = 0;
     const uint16_t *x0 = x;
@@ -215,7 +215,7 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_tail(const k
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, ox;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -226,8 +226,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_tail(const k
   kv_f s1_2 = kv_zero();
   kv_f s1_3 = kv_zero();
   kv_f s1_4 = kv_zero();
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, iy0 = (r % OH) * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
     unsigned vm = 0;
     const uint16_t *x0 = x;
@@ -312,7 +312,7 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_args
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, ox;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
   kv_f s2_0 = kv_zero();
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
@@ -324,8 +324,8 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_args
   kv_f s3_3 = kv_zero();
   kv_f s3_4 = kv_zero();
   (void)nl;
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, iy0 = (r % OH) * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
     unsigned vm = 0;
     const uint16_t *x2 = x;
@@ -445,7 +445,7 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_tail(const k
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, ox;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
   kv_f s2_0 = kv_zero();
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
@@ -456,8 +456,8 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_tail(const k
   kv_f s3_2 = kv_zero();
   kv_f s3_3 = kv_zero();
   kv_f s3_4 = kv_zero();
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, iy0 = (r % OH) * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
     unsigned vm = 0;
     const uint16_t *x2 = x;
@@ -542,15 +542,15 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_args
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, ox;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
   kv_f s4_0 = kv_zero();
   kv_f s4_1 = kv_zero();
   kv_f s4_2 = kv_zero();
   kv_f s4_3 = kv_zero();
   kv_f s4_4 = kv_zero();
   (void)nl;
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, iy0 = (r % OH) * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
     unsigned vm = 0;
     const uint16_t *x4 = x;
@@ -626,14 +626,14 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p3_tail(const k
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, ox;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
   kv_f s4_0 = kv_zero();
   kv_f s4_1 = kv_zero();
   kv_f s4_2 = kv_zero();
   kv_f s4_3 = kv_zero();
   kv_f s4_4 = kv_zero();
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, iy0 = (r % OH) * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
     unsigned vm = 0;
     const uint16_t *x4 = x;

@@ -61,7 +61,7 @@ static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx512_p1_fast(const kfi_dwbpf_ar
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  int64_t r;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   (void)c0;
   (void)c1;
   kv_f s0_0 = kv_zero();
@@ -73,8 +73,8 @@ static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx512_p1_fast(const kfi_dwbpf_ar
   kv_f s2_0 = kv_zero();
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const float *g = dy + ((b * C + c) * OH + oy) * OW;
     unsigned vm = 0;
     int64_t ox;
@@ -131,7 +131,7 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx512_p1_ends(const
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  int64_t r;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   const int64_t f1 = f0 + nv * 16;
   float s0_0 = 0;
   float s0_1 = 0;
@@ -142,8 +142,8 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx512_p1_ends(const
   float s2_0 = 0;
   float s2_1 = 0;
   float s2_2 = 0;
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const float *g = dy + ((b * C + c) * OH + oy) * OW;
     unsigned vm = 0;
     int64_t ox;

@@ -80,7 +80,7 @@ static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2_p1_fast(const kfi_dwbpf_args
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  int64_t r;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   (void)c0;
   (void)c1;
   kv_f s0_0 = kv_zero();
@@ -93,8 +93,8 @@ static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2_p1_fast(const kfi_dwbpf_args
   kv_f s1_2 = kv_zero();
   kv_f s1_3 = kv_zero();
   kv_f s1_4 = kv_zero();
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const float *g = dy + ((b * C + c) * OH + oy) * OW;
     unsigned vm = 0;
     int64_t ox;
@@ -146,7 +146,7 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2_p1_ends(const k
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  int64_t r;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   const int64_t f1 = f0 + nv * 8;
   float s0_0 = 0;
   float s0_1 = 0;
@@ -158,8 +158,8 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2_p1_ends(const k
   float s1_2 = 0;
   float s1_3 = 0;
   float s1_4 = 0;
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const float *g = dy + ((b * C + c) * OH + oy) * OW;
     unsigned vm = 0;
     int64_t ox;
@@ -215,7 +215,7 @@ static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2_p2_fast(const kfi_dwbpf_args
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  int64_t r;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   (void)c0;
   (void)c1;
   kv_f s2_0 = kv_zero();
@@ -228,8 +228,8 @@ static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2_p2_fast(const kfi_dwbpf_args
   kv_f s3_2 = kv_zero();
   kv_f s3_3 = kv_zero();
   kv_f s3_4 = kv_zero();
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const float *g = dy + ((b * C + c) * OH + oy) * OW;
     unsigned vm = 0;
     int64_t ox;
@@ -281,7 +281,7 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2_p2_ends(const k
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  int64_t r;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   const int64_t f1 = f0 + nv * 8;
   float s2_0 = 0;
   float s2_1 = 0;
@@ -293,8 +293,8 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2_p2_ends(const k
   float s3_2 = 0;
   float s3_3 = 0;
   float s3_4 = 0;
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const float *g = dy + ((b * C + c) * OH + oy) * OW;
     unsigned vm = 0;
     int64_t ox;
@@ -350,7 +350,7 @@ static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2_p3_fast(const kfi_dwbpf_args
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  int64_t r;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   (void)c0;
   (void)c1;
   kv_f s4_0 = kv_zero();
@@ -358,8 +358,8 @@ static void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2_p3_fast(const kfi_dwbpf_args
   kv_f s4_2 = kv_zero();
   kv_f s4_3 = kv_zero();
   kv_f s4_4 = kv_zero();
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const float *g = dy + ((b * C + c) * OH + oy) * OW;
     unsigned vm = 0;
     int64_t ox;
@@ -394,15 +394,15 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2_p3_ends(const k
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  int64_t r;
+  int64_t r, b = r0 / OH, oy = r0 % OH;
   const int64_t f1 = f0 + nv * 8;
   float s4_0 = 0;
   float s4_1 = 0;
   float s4_2 = 0;
   float s4_3 = 0;
   float s4_4 = 0;
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, oy = r % OH, iy0 = oy * 1 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
     const float *g = dy + ((b * C + c) * OH + oy) * OW;
     unsigned vm = 0;
     int64_t ox;

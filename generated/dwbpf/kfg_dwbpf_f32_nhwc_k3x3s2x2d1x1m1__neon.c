@@ -69,7 +69,7 @@ static void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_p1_full(const kfi_dwbpf_args
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  int64_t r, ox;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -80,8 +80,8 @@ static void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_p1_full(const kfi_dwbpf_args
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
   (void)nl;
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, iy0 = (r % OH) * 2 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 2 - PT;
     const float *g = dy + r * a->ow * C + ch;
     unsigned vm = 0;
     const float *x0 = x;
@@ -203,7 +203,7 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_p1_tail(const k
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  int64_t r, ox;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -213,8 +213,8 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_p1_tail(const k
   kv_f s2_0 = kv_zero();
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, iy0 = (r % OH) * 2 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 2 - PT;
     const float *g = dy + r * a->ow * C + ch;
     unsigned vm = 0;
     const float *x0 = x;

@@ -61,7 +61,7 @@ static void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx512_p1_full(const kfi_dwbpf_ar
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  int64_t r, ox;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -88,8 +88,8 @@ static void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx512_p1_full(const kfi_dwbpf_ar
   kv_f s4_3 = kv_zero();
   kv_f s4_4 = kv_zero();
   (void)nl;
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, iy0 = (r % OH) * 2 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 2 - PT;
     const float *g = dy + r * a->ow * C + ch;
     unsigned vm = 0;
     const float *x0 = x;
@@ -341,7 +341,7 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx512_p1_tail(const
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  int64_t r, ox;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -367,8 +367,8 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx512_p1_tail(const
   kv_f s4_2 = kv_zero();
   kv_f s4_3 = kv_zero();
   kv_f s4_4 = kv_zero();
-  for (r = r0; r < r1; r++) {
-    const int64_t b = r / OH, iy0 = (r % OH) * 2 - PT;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 2 - PT;
     const float *g = dy + r * a->ow * C + ch;
     unsigned vm = 0;
     const float *x0 = x;
