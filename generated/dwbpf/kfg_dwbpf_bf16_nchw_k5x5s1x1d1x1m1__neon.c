@@ -9,66 +9,8 @@
 void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon_scratch(const void *args);
 #include "kfi_dwbpf.h"
-#if defined(__GNUC__)
-#define KV_FN static inline __attribute__((unused))
-#else
-#define KV_FN static inline
-#endif
-typedef float32x4_t kv_f;
-#define KV_W 4
-#define KV_HAS_STREAM 0
-KV_FN kv_f kv_zero(void) { return vdupq_n_f32(0.0f); }
-KV_FN kv_f kv_set1(float f) { return vdupq_n_f32(f); }
-KV_FN kv_f kv_add(kv_f a, kv_f b) { return vaddq_f32(a, b); }
-KV_FN kv_f kv_sub(kv_f a, kv_f b) { return vsubq_f32(a, b); }
-KV_FN kv_f kv_mul(kv_f a, kv_f b) { return vmulq_f32(a, b); }
-KV_FN kv_f kv_fma(kv_f a, kv_f b, kv_f c) { return vfmaq_f32(c, a, b); }
-KV_FN kv_f kv_pair(kv_f a, kv_f b) { return vpaddq_f32(a, b); }
-KV_FN float kv_hsum(kv_f v) {
-  float32x2_t h = vadd_f32(vget_low_f32(v), vget_high_f32(v));
-  return vget_lane_f32(vpadd_f32(h, h), 0);
-}
-KV_FN kv_f kv_ldf(const float *p) { return vld1q_f32(p); }
-KV_FN void kv_stf(float *p, kv_f v) { vst1q_f32(p, v); }
-KV_FN void kv_sfence(void) {}
-#define KV_VBYTES 8
-KV_FN kv_f kv_ld(const uint16_t *p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
-/* Round to nearest even; NaN quieted (kfi_f32_to_bf16). */
-KV_FN void kv_st(uint16_t *p, kv_f v) {
-  const uint32x4_t x = vreinterpretq_u32_f32(v);
-  const uint32x4_t lsb = vandq_u32(vshrq_n_u32(x, 16), vdupq_n_u32(1));
-  uint32x4_t r = vshrq_n_u32(vaddq_u32(x, vaddq_u32(lsb, vdupq_n_u32(0x7fff))), 16);
-  const uint32x4_t q = vorrq_u32(vshrq_n_u32(x, 16), vdupq_n_u32(0x40));
-  r = vbslq_u32(vceqq_f32(v, v), r, q);
-  vst1_u16(p, vmovn_u32(r));
-}
-KV_FN void kv_stream(uint16_t *p, kv_f v) { kv_st(p, v); }
-KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = p[i];
-  return kv_ldf(t);
-}
-KV_FN void kv_stfn(float *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = t[i];
-}
-KV_FN kv_f kv_ldn(const uint16_t *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = kfi_ld_bf16(p[i]);
-  return kv_ldf(t);
-}
-KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = kfi_st_bf16(t[i]);
-}
+#define KV_T KV_T_BF16
+#include "kfi_simd_neon.h"
 
 /* pass 1 (filter rows 0, 1, 2, 3, 4), the vectors whose taps all lie inside the input: cols [f0, f0 + nv*VL),
    rows [r0, r1) of channel c; the sums added to part */

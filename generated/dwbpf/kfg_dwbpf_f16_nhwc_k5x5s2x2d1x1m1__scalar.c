@@ -6,53 +6,8 @@
 void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
 #include "kfi_dwbpf.h"
-#if defined(__GNUC__)
-#define KV_FN static inline __attribute__((unused))
-#else
-#define KV_FN static inline
-#endif
-typedef float kv_f;
-#define KV_W 1
-#define KV_HAS_STREAM 0
-#define KV_VBYTES 2
-KV_FN kv_f kv_zero(void) { return 0.0f; }
-KV_FN kv_f kv_set1(float f) { return f; }
-KV_FN kv_f kv_add(kv_f a, kv_f b) { return a + b; }
-KV_FN kv_f kv_sub(kv_f a, kv_f b) { return a - b; }
-KV_FN kv_f kv_mul(kv_f a, kv_f b) { return a * b; }
-KV_FN float kv_hsum(kv_f v) { return v; }
-KV_FN kv_f kv_ldf(const float *p) { return *p; }
-KV_FN void kv_stf(float *p, kv_f v) { *p = v; }
-KV_FN void kv_sfence(void) {}
-KV_FN kv_f kv_ld(const uint16_t *p) { return kfi_ld_f16(*p); }
-KV_FN void kv_st(uint16_t *p, kv_f v) { *p = kfi_st_f16(v); }
-KV_FN void kv_stream(uint16_t *p, kv_f v) { kv_st(p, v); }
-KV_FN kv_f kv_ldfn(const float *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = p[i];
-  return kv_ldf(t);
-}
-KV_FN void kv_stfn(float *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = t[i];
-}
-KV_FN kv_f kv_ldn(const uint16_t *p, int64_t n, kv_f fill) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, fill);
-  for (i = 0; i < n; i++) t[i] = kfi_ld_f16(p[i]);
-  return kv_ldf(t);
-}
-KV_FN void kv_stn(uint16_t *p, kv_f v, int64_t n) {
-  float t[KV_W];
-  int64_t i;
-  kv_stf(t, v);
-  for (i = 0; i < n; i++) p[i] = kfi_st_f16(t[i]);
-}
+#define KV_T KV_T_F16
+#include "kfi_simd_scalar.h"
 
 /* pass 1 (filter rows 0, 1, 2, 3, 4), full channel vectors:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
