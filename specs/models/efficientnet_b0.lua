@@ -1,6 +1,6 @@
 -- EfficientNet-B0 at 224x224, NHWC, batch 1: every batch-norm and depthwise gradient of a training step, traced from tf-keras.
 -- Traced from tf_keras.applications.EfficientNetB0(input_shape=(224,224,3), weights=None) (Keras model efficientnetb0) with TensorFlow 2.21.0, tf-keras 2.21.0: one training step, batch 1, policy float32:
--- 16 DepthwiseConv2dNativeBackpropInput, 49 FusedBatchNormGradV3.
+-- 16 DepthwiseConv2dNativeBackpropFilter, 16 DepthwiseConv2dNativeBackpropInput, 49 FusedBatchNormGradV3.
 -- Written by tools/models/keras_manifest.py; regenerate, do not edit:
 --   bash tools/keras-manifest.sh --app EfficientNetB0 --input-shape 224,224,3 --batch 1 --name efficientnet_b0 --summary 'EfficientNet-B0 at 224x224, NHWC, batch 1: every batch-norm and depthwise gradient of a training step, traced from tf-keras.' --out FILE
 return {
@@ -24,6 +24,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 1152, 1 }, out_backprop = { 1, 7, 7, 1152 } },
       values = { input_sizes = { 1, 7, 7, 1152 } } },
+    -- block7a_dwconv (DepthwiseConv2D): gradient_tape/efficientnetb0/block7a_dwconv/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block7a_dwconv/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 7, 7, 1152 }, filter_sizes = { 4 }, out_backprop = { 1, 7, 7, 1152 } },
+      values = { filter_sizes = { 3, 3, 1152, 1 } } },
     -- block7a_expand_bn (BatchNormalization): gradient_tape/efficientnetb0/block7a_expand_bn/FusedBatchNormGradV3
     { name = "block7a_expand_bn", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -41,6 +46,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 5, 5, 1152, 1 }, out_backprop = { 1, 7, 7, 1152 } },
       values = { input_sizes = { 1, 7, 7, 1152 } } },
+    -- block6d_dwconv (DepthwiseConv2D): gradient_tape/efficientnetb0/block6d_dwconv/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block6d_dwconv/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 7, 7, 1152 }, filter_sizes = { 4 }, out_backprop = { 1, 7, 7, 1152 } },
+      values = { filter_sizes = { 5, 5, 1152, 1 } } },
     -- block6d_expand_bn (BatchNormalization): gradient_tape/efficientnetb0/block6d_expand_bn/FusedBatchNormGradV3
     { name = "block6d_expand_bn", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -58,6 +68,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 5, 5, 1152, 1 }, out_backprop = { 1, 7, 7, 1152 } },
       values = { input_sizes = { 1, 7, 7, 1152 } } },
+    -- block6c_dwconv (DepthwiseConv2D): gradient_tape/efficientnetb0/block6c_dwconv/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block6c_dwconv/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 7, 7, 1152 }, filter_sizes = { 4 }, out_backprop = { 1, 7, 7, 1152 } },
+      values = { filter_sizes = { 5, 5, 1152, 1 } } },
     -- block6c_expand_bn (BatchNormalization): gradient_tape/efficientnetb0/block6c_expand_bn/FusedBatchNormGradV3
     { name = "block6c_expand_bn", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -75,6 +90,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 5, 5, 1152, 1 }, out_backprop = { 1, 7, 7, 1152 } },
       values = { input_sizes = { 1, 7, 7, 1152 } } },
+    -- block6b_dwconv (DepthwiseConv2D): gradient_tape/efficientnetb0/block6b_dwconv/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block6b_dwconv/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 7, 7, 1152 }, filter_sizes = { 4 }, out_backprop = { 1, 7, 7, 1152 } },
+      values = { filter_sizes = { 5, 5, 1152, 1 } } },
     -- block6b_expand_bn (BatchNormalization): gradient_tape/efficientnetb0/block6b_expand_bn/FusedBatchNormGradV3
     { name = "block6b_expand_bn", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -92,6 +112,11 @@ return {
       attrs = { T = "float", strides = "1,2,2,1", padding = "VALID", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 5, 5, 672, 1 }, out_backprop = { 1, 7, 7, 672 } },
       values = { input_sizes = { 1, 17, 17, 672 } } },
+    -- block6a_dwconv (DepthwiseConv2D): gradient_tape/efficientnetb0/block6a_dwconv/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block6a_dwconv/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,2,2,1", padding = "VALID", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 17, 17, 672 }, filter_sizes = { 4 }, out_backprop = { 1, 7, 7, 672 } },
+      values = { filter_sizes = { 5, 5, 672, 1 } } },
     -- block6a_expand_bn (BatchNormalization): gradient_tape/efficientnetb0/block6a_expand_bn/FusedBatchNormGradV3
     { name = "block6a_expand_bn", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -109,6 +134,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 5, 5, 672, 1 }, out_backprop = { 1, 14, 14, 672 } },
       values = { input_sizes = { 1, 14, 14, 672 } } },
+    -- block5c_dwconv (DepthwiseConv2D): gradient_tape/efficientnetb0/block5c_dwconv/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block5c_dwconv/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 14, 14, 672 }, filter_sizes = { 4 }, out_backprop = { 1, 14, 14, 672 } },
+      values = { filter_sizes = { 5, 5, 672, 1 } } },
     -- block5c_expand_bn (BatchNormalization): gradient_tape/efficientnetb0/block5c_expand_bn/FusedBatchNormGradV3
     { name = "block5c_expand_bn", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -126,6 +156,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 5, 5, 672, 1 }, out_backprop = { 1, 14, 14, 672 } },
       values = { input_sizes = { 1, 14, 14, 672 } } },
+    -- block5b_dwconv (DepthwiseConv2D): gradient_tape/efficientnetb0/block5b_dwconv/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block5b_dwconv/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 14, 14, 672 }, filter_sizes = { 4 }, out_backprop = { 1, 14, 14, 672 } },
+      values = { filter_sizes = { 5, 5, 672, 1 } } },
     -- block5b_expand_bn (BatchNormalization): gradient_tape/efficientnetb0/block5b_expand_bn/FusedBatchNormGradV3
     { name = "block5b_expand_bn", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -143,6 +178,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 5, 5, 480, 1 }, out_backprop = { 1, 14, 14, 480 } },
       values = { input_sizes = { 1, 14, 14, 480 } } },
+    -- block5a_dwconv (DepthwiseConv2D): gradient_tape/efficientnetb0/block5a_dwconv/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block5a_dwconv/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 14, 14, 480 }, filter_sizes = { 4 }, out_backprop = { 1, 14, 14, 480 } },
+      values = { filter_sizes = { 5, 5, 480, 1 } } },
     -- block5a_expand_bn (BatchNormalization): gradient_tape/efficientnetb0/block5a_expand_bn/FusedBatchNormGradV3
     { name = "block5a_expand_bn", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -160,6 +200,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 480, 1 }, out_backprop = { 1, 14, 14, 480 } },
       values = { input_sizes = { 1, 14, 14, 480 } } },
+    -- block4c_dwconv (DepthwiseConv2D): gradient_tape/efficientnetb0/block4c_dwconv/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block4c_dwconv/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 14, 14, 480 }, filter_sizes = { 4 }, out_backprop = { 1, 14, 14, 480 } },
+      values = { filter_sizes = { 3, 3, 480, 1 } } },
     -- block4c_expand_bn (BatchNormalization): gradient_tape/efficientnetb0/block4c_expand_bn/FusedBatchNormGradV3
     { name = "block4c_expand_bn", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -177,6 +222,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 480, 1 }, out_backprop = { 1, 14, 14, 480 } },
       values = { input_sizes = { 1, 14, 14, 480 } } },
+    -- block4b_dwconv (DepthwiseConv2D): gradient_tape/efficientnetb0/block4b_dwconv/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block4b_dwconv/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 14, 14, 480 }, filter_sizes = { 4 }, out_backprop = { 1, 14, 14, 480 } },
+      values = { filter_sizes = { 3, 3, 480, 1 } } },
     -- block4b_expand_bn (BatchNormalization): gradient_tape/efficientnetb0/block4b_expand_bn/FusedBatchNormGradV3
     { name = "block4b_expand_bn", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -194,6 +244,11 @@ return {
       attrs = { T = "float", strides = "1,2,2,1", padding = "VALID", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 240, 1 }, out_backprop = { 1, 14, 14, 240 } },
       values = { input_sizes = { 1, 29, 29, 240 } } },
+    -- block4a_dwconv (DepthwiseConv2D): gradient_tape/efficientnetb0/block4a_dwconv/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block4a_dwconv/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,2,2,1", padding = "VALID", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 29, 29, 240 }, filter_sizes = { 4 }, out_backprop = { 1, 14, 14, 240 } },
+      values = { filter_sizes = { 3, 3, 240, 1 } } },
     -- block4a_expand_bn (BatchNormalization): gradient_tape/efficientnetb0/block4a_expand_bn/FusedBatchNormGradV3
     { name = "block4a_expand_bn", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -211,6 +266,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 5, 5, 240, 1 }, out_backprop = { 1, 28, 28, 240 } },
       values = { input_sizes = { 1, 28, 28, 240 } } },
+    -- block3b_dwconv (DepthwiseConv2D): gradient_tape/efficientnetb0/block3b_dwconv/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block3b_dwconv/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 28, 28, 240 }, filter_sizes = { 4 }, out_backprop = { 1, 28, 28, 240 } },
+      values = { filter_sizes = { 5, 5, 240, 1 } } },
     -- block3b_expand_bn (BatchNormalization): gradient_tape/efficientnetb0/block3b_expand_bn/FusedBatchNormGradV3
     { name = "block3b_expand_bn", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -228,6 +288,11 @@ return {
       attrs = { T = "float", strides = "1,2,2,1", padding = "VALID", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 5, 5, 144, 1 }, out_backprop = { 1, 28, 28, 144 } },
       values = { input_sizes = { 1, 59, 59, 144 } } },
+    -- block3a_dwconv (DepthwiseConv2D): gradient_tape/efficientnetb0/block3a_dwconv/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block3a_dwconv/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,2,2,1", padding = "VALID", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 59, 59, 144 }, filter_sizes = { 4 }, out_backprop = { 1, 28, 28, 144 } },
+      values = { filter_sizes = { 5, 5, 144, 1 } } },
     -- block3a_expand_bn (BatchNormalization): gradient_tape/efficientnetb0/block3a_expand_bn/FusedBatchNormGradV3
     { name = "block3a_expand_bn", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -245,6 +310,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 144, 1 }, out_backprop = { 1, 56, 56, 144 } },
       values = { input_sizes = { 1, 56, 56, 144 } } },
+    -- block2b_dwconv (DepthwiseConv2D): gradient_tape/efficientnetb0/block2b_dwconv/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block2b_dwconv/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 56, 56, 144 }, filter_sizes = { 4 }, out_backprop = { 1, 56, 56, 144 } },
+      values = { filter_sizes = { 3, 3, 144, 1 } } },
     -- block2b_expand_bn (BatchNormalization): gradient_tape/efficientnetb0/block2b_expand_bn/FusedBatchNormGradV3
     { name = "block2b_expand_bn", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -262,6 +332,11 @@ return {
       attrs = { T = "float", strides = "1,2,2,1", padding = "VALID", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 96, 1 }, out_backprop = { 1, 56, 56, 96 } },
       values = { input_sizes = { 1, 113, 113, 96 } } },
+    -- block2a_dwconv (DepthwiseConv2D): gradient_tape/efficientnetb0/block2a_dwconv/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block2a_dwconv/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,2,2,1", padding = "VALID", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 113, 113, 96 }, filter_sizes = { 4 }, out_backprop = { 1, 56, 56, 96 } },
+      values = { filter_sizes = { 3, 3, 96, 1 } } },
     -- block2a_expand_bn (BatchNormalization): gradient_tape/efficientnetb0/block2a_expand_bn/FusedBatchNormGradV3
     { name = "block2a_expand_bn", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -279,6 +354,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 32, 1 }, out_backprop = { 1, 112, 112, 32 } },
       values = { input_sizes = { 1, 112, 112, 32 } } },
+    -- block1a_dwconv (DepthwiseConv2D): gradient_tape/efficientnetb0/block1a_dwconv/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block1a_dwconv/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 112, 112, 32 }, filter_sizes = { 4 }, out_backprop = { 1, 112, 112, 32 } },
+      values = { filter_sizes = { 3, 3, 32, 1 } } },
     -- stem_bn (BatchNormalization): gradient_tape/efficientnetb0/stem_bn/FusedBatchNormGradV3
     { name = "stem_bn", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },

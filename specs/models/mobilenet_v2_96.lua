@@ -1,6 +1,6 @@
 -- MobileNetV2 0.35 at 96x96 (the microcontroller-sized variant), NHWC, batch 1: every batch-norm and depthwise gradient of a training step, traced from tf-keras.
 -- Traced from tf_keras.applications.MobileNetV2(alpha=0.35, input_shape=(96,96,3), weights=None) (Keras model mobilenetv2_0.35_96) with TensorFlow 2.21.0, tf-keras 2.21.0: one training step, batch 1, policy float32:
--- 17 DepthwiseConv2dNativeBackpropInput, 52 FusedBatchNormGradV3.
+-- 17 DepthwiseConv2dNativeBackpropFilter, 17 DepthwiseConv2dNativeBackpropInput, 52 FusedBatchNormGradV3.
 -- Written by tools/models/keras_manifest.py; regenerate, do not edit:
 --   bash tools/keras-manifest.sh --app MobileNetV2 --arg alpha=0.35 --input-shape 96,96,3 --batch 1 --name mobilenet_v2_96 --summary 'MobileNetV2 0.35 at 96x96 (the microcontroller-sized variant), NHWC, batch 1: every batch-norm and depthwise gradient of a training step, traced from tf-keras.' --out FILE
 return {
@@ -24,6 +24,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 336, 1 }, out_backprop = { 1, 3, 3, 336 } },
       values = { input_sizes = { 1, 3, 3, 336 } } },
+    -- block_16_depthwise (DepthwiseConv2D): gradient_tape/mobilenetv2_0.35_96/block_16_depthwise/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block_16_depthwise/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 3, 3, 336 }, filter_sizes = { 4 }, out_backprop = { 1, 3, 3, 336 } },
+      values = { filter_sizes = { 3, 3, 336, 1 } } },
     -- block_16_expand_BN (BatchNormalization): gradient_tape/mobilenetv2_0.35_96/block_16_expand_BN/FusedBatchNormGradV3
     { name = "block_16_expand_BN", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -41,6 +46,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 336, 1 }, out_backprop = { 1, 3, 3, 336 } },
       values = { input_sizes = { 1, 3, 3, 336 } } },
+    -- block_15_depthwise (DepthwiseConv2D): gradient_tape/mobilenetv2_0.35_96/block_15_depthwise/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block_15_depthwise/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 3, 3, 336 }, filter_sizes = { 4 }, out_backprop = { 1, 3, 3, 336 } },
+      values = { filter_sizes = { 3, 3, 336, 1 } } },
     -- block_15_expand_BN (BatchNormalization): gradient_tape/mobilenetv2_0.35_96/block_15_expand_BN/FusedBatchNormGradV3
     { name = "block_15_expand_BN", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -58,6 +68,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 336, 1 }, out_backprop = { 1, 3, 3, 336 } },
       values = { input_sizes = { 1, 3, 3, 336 } } },
+    -- block_14_depthwise (DepthwiseConv2D): gradient_tape/mobilenetv2_0.35_96/block_14_depthwise/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block_14_depthwise/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 3, 3, 336 }, filter_sizes = { 4 }, out_backprop = { 1, 3, 3, 336 } },
+      values = { filter_sizes = { 3, 3, 336, 1 } } },
     -- block_14_expand_BN (BatchNormalization): gradient_tape/mobilenetv2_0.35_96/block_14_expand_BN/FusedBatchNormGradV3
     { name = "block_14_expand_BN", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -75,6 +90,11 @@ return {
       attrs = { T = "float", strides = "1,2,2,1", padding = "VALID", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 192, 1 }, out_backprop = { 1, 3, 3, 192 } },
       values = { input_sizes = { 1, 7, 7, 192 } } },
+    -- block_13_depthwise (DepthwiseConv2D): gradient_tape/mobilenetv2_0.35_96/block_13_depthwise/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block_13_depthwise/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,2,2,1", padding = "VALID", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 7, 7, 192 }, filter_sizes = { 4 }, out_backprop = { 1, 3, 3, 192 } },
+      values = { filter_sizes = { 3, 3, 192, 1 } } },
     -- block_13_expand_BN (BatchNormalization): gradient_tape/mobilenetv2_0.35_96/block_13_expand_BN/FusedBatchNormGradV3
     { name = "block_13_expand_BN", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -92,6 +112,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 192, 1 }, out_backprop = { 1, 6, 6, 192 } },
       values = { input_sizes = { 1, 6, 6, 192 } } },
+    -- block_12_depthwise (DepthwiseConv2D): gradient_tape/mobilenetv2_0.35_96/block_12_depthwise/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block_12_depthwise/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 6, 6, 192 }, filter_sizes = { 4 }, out_backprop = { 1, 6, 6, 192 } },
+      values = { filter_sizes = { 3, 3, 192, 1 } } },
     -- block_12_expand_BN (BatchNormalization): gradient_tape/mobilenetv2_0.35_96/block_12_expand_BN/FusedBatchNormGradV3
     { name = "block_12_expand_BN", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -109,6 +134,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 192, 1 }, out_backprop = { 1, 6, 6, 192 } },
       values = { input_sizes = { 1, 6, 6, 192 } } },
+    -- block_11_depthwise (DepthwiseConv2D): gradient_tape/mobilenetv2_0.35_96/block_11_depthwise/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block_11_depthwise/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 6, 6, 192 }, filter_sizes = { 4 }, out_backprop = { 1, 6, 6, 192 } },
+      values = { filter_sizes = { 3, 3, 192, 1 } } },
     -- block_11_expand_BN (BatchNormalization): gradient_tape/mobilenetv2_0.35_96/block_11_expand_BN/FusedBatchNormGradV3
     { name = "block_11_expand_BN", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -126,6 +156,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 144, 1 }, out_backprop = { 1, 6, 6, 144 } },
       values = { input_sizes = { 1, 6, 6, 144 } } },
+    -- block_10_depthwise (DepthwiseConv2D): gradient_tape/mobilenetv2_0.35_96/block_10_depthwise/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block_10_depthwise/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 6, 6, 144 }, filter_sizes = { 4 }, out_backprop = { 1, 6, 6, 144 } },
+      values = { filter_sizes = { 3, 3, 144, 1 } } },
     -- block_10_expand_BN (BatchNormalization): gradient_tape/mobilenetv2_0.35_96/block_10_expand_BN/FusedBatchNormGradV3
     { name = "block_10_expand_BN", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -143,6 +178,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 144, 1 }, out_backprop = { 1, 6, 6, 144 } },
       values = { input_sizes = { 1, 6, 6, 144 } } },
+    -- block_9_depthwise (DepthwiseConv2D): gradient_tape/mobilenetv2_0.35_96/block_9_depthwise/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block_9_depthwise/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 6, 6, 144 }, filter_sizes = { 4 }, out_backprop = { 1, 6, 6, 144 } },
+      values = { filter_sizes = { 3, 3, 144, 1 } } },
     -- block_9_expand_BN (BatchNormalization): gradient_tape/mobilenetv2_0.35_96/block_9_expand_BN/FusedBatchNormGradV3
     { name = "block_9_expand_BN", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -160,6 +200,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 144, 1 }, out_backprop = { 1, 6, 6, 144 } },
       values = { input_sizes = { 1, 6, 6, 144 } } },
+    -- block_8_depthwise (DepthwiseConv2D): gradient_tape/mobilenetv2_0.35_96/block_8_depthwise/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block_8_depthwise/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 6, 6, 144 }, filter_sizes = { 4 }, out_backprop = { 1, 6, 6, 144 } },
+      values = { filter_sizes = { 3, 3, 144, 1 } } },
     -- block_8_expand_BN (BatchNormalization): gradient_tape/mobilenetv2_0.35_96/block_8_expand_BN/FusedBatchNormGradV3
     { name = "block_8_expand_BN", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -177,6 +222,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 144, 1 }, out_backprop = { 1, 6, 6, 144 } },
       values = { input_sizes = { 1, 6, 6, 144 } } },
+    -- block_7_depthwise (DepthwiseConv2D): gradient_tape/mobilenetv2_0.35_96/block_7_depthwise/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block_7_depthwise/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 6, 6, 144 }, filter_sizes = { 4 }, out_backprop = { 1, 6, 6, 144 } },
+      values = { filter_sizes = { 3, 3, 144, 1 } } },
     -- block_7_expand_BN (BatchNormalization): gradient_tape/mobilenetv2_0.35_96/block_7_expand_BN/FusedBatchNormGradV3
     { name = "block_7_expand_BN", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -194,6 +244,11 @@ return {
       attrs = { T = "float", strides = "1,2,2,1", padding = "VALID", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 96, 1 }, out_backprop = { 1, 6, 6, 96 } },
       values = { input_sizes = { 1, 13, 13, 96 } } },
+    -- block_6_depthwise (DepthwiseConv2D): gradient_tape/mobilenetv2_0.35_96/block_6_depthwise/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block_6_depthwise/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,2,2,1", padding = "VALID", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 13, 13, 96 }, filter_sizes = { 4 }, out_backprop = { 1, 6, 6, 96 } },
+      values = { filter_sizes = { 3, 3, 96, 1 } } },
     -- block_6_expand_BN (BatchNormalization): gradient_tape/mobilenetv2_0.35_96/block_6_expand_BN/FusedBatchNormGradV3
     { name = "block_6_expand_BN", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -211,6 +266,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 96, 1 }, out_backprop = { 1, 12, 12, 96 } },
       values = { input_sizes = { 1, 12, 12, 96 } } },
+    -- block_5_depthwise (DepthwiseConv2D): gradient_tape/mobilenetv2_0.35_96/block_5_depthwise/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block_5_depthwise/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 12, 12, 96 }, filter_sizes = { 4 }, out_backprop = { 1, 12, 12, 96 } },
+      values = { filter_sizes = { 3, 3, 96, 1 } } },
     -- block_5_expand_BN (BatchNormalization): gradient_tape/mobilenetv2_0.35_96/block_5_expand_BN/FusedBatchNormGradV3
     { name = "block_5_expand_BN", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -228,6 +288,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 96, 1 }, out_backprop = { 1, 12, 12, 96 } },
       values = { input_sizes = { 1, 12, 12, 96 } } },
+    -- block_4_depthwise (DepthwiseConv2D): gradient_tape/mobilenetv2_0.35_96/block_4_depthwise/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block_4_depthwise/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 12, 12, 96 }, filter_sizes = { 4 }, out_backprop = { 1, 12, 12, 96 } },
+      values = { filter_sizes = { 3, 3, 96, 1 } } },
     -- block_4_expand_BN (BatchNormalization): gradient_tape/mobilenetv2_0.35_96/block_4_expand_BN/FusedBatchNormGradV3
     { name = "block_4_expand_BN", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -245,6 +310,11 @@ return {
       attrs = { T = "float", strides = "1,2,2,1", padding = "VALID", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 48, 1 }, out_backprop = { 1, 12, 12, 48 } },
       values = { input_sizes = { 1, 25, 25, 48 } } },
+    -- block_3_depthwise (DepthwiseConv2D): gradient_tape/mobilenetv2_0.35_96/block_3_depthwise/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block_3_depthwise/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,2,2,1", padding = "VALID", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 25, 25, 48 }, filter_sizes = { 4 }, out_backprop = { 1, 12, 12, 48 } },
+      values = { filter_sizes = { 3, 3, 48, 1 } } },
     -- block_3_expand_BN (BatchNormalization): gradient_tape/mobilenetv2_0.35_96/block_3_expand_BN/FusedBatchNormGradV3
     { name = "block_3_expand_BN", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -262,6 +332,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 48, 1 }, out_backprop = { 1, 24, 24, 48 } },
       values = { input_sizes = { 1, 24, 24, 48 } } },
+    -- block_2_depthwise (DepthwiseConv2D): gradient_tape/mobilenetv2_0.35_96/block_2_depthwise/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block_2_depthwise/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 24, 24, 48 }, filter_sizes = { 4 }, out_backprop = { 1, 24, 24, 48 } },
+      values = { filter_sizes = { 3, 3, 48, 1 } } },
     -- block_2_expand_BN (BatchNormalization): gradient_tape/mobilenetv2_0.35_96/block_2_expand_BN/FusedBatchNormGradV3
     { name = "block_2_expand_BN", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -279,6 +354,11 @@ return {
       attrs = { T = "float", strides = "1,2,2,1", padding = "VALID", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 48, 1 }, out_backprop = { 1, 24, 24, 48 } },
       values = { input_sizes = { 1, 49, 49, 48 } } },
+    -- block_1_depthwise (DepthwiseConv2D): gradient_tape/mobilenetv2_0.35_96/block_1_depthwise/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "block_1_depthwise/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,2,2,1", padding = "VALID", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 49, 49, 48 }, filter_sizes = { 4 }, out_backprop = { 1, 24, 24, 48 } },
+      values = { filter_sizes = { 3, 3, 48, 1 } } },
     -- block_1_expand_BN (BatchNormalization): gradient_tape/mobilenetv2_0.35_96/block_1_expand_BN/FusedBatchNormGradV3
     { name = "block_1_expand_BN", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },
@@ -296,6 +376,11 @@ return {
       attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
       inputs = { input_sizes = { 4 }, filter = { 3, 3, 16, 1 }, out_backprop = { 1, 48, 48, 16 } },
       values = { input_sizes = { 1, 48, 48, 16 } } },
+    -- expanded_conv_depthwise (DepthwiseConv2D): gradient_tape/mobilenetv2_0.35_96/expanded_conv_depthwise/depthwise/DepthwiseConv2dNativeBackpropFilter
+    { name = "expanded_conv_depthwise/filter", op = "DepthwiseConv2dNativeBackpropFilter",
+      attrs = { T = "float", strides = "1,1,1,1", padding = "SAME", explicit_paddings = "", data_format = "NHWC", dilations = "1,1,1,1" },
+      inputs = { input = { 1, 48, 48, 16 }, filter_sizes = { 4 }, out_backprop = { 1, 48, 48, 16 } },
+      values = { filter_sizes = { 3, 3, 16, 1 } } },
     -- bn_Conv1 (BatchNormalization): gradient_tape/mobilenetv2_0.35_96/bn_Conv1/FusedBatchNormGradV3
     { name = "bn_Conv1", op = "FusedBatchNormGradV3",
       attrs = { T = "float", U = "float", epsilon = "0.001", data_format = "NHWC", is_training = "true" },

@@ -6,7 +6,8 @@
 return {
   family = "dwbpf",
   summary = "Depthwise convolution filter gradient.",
-  sources = { runtime = { "runtime/dwbpf_plan.c" } },
+  sources = { runtime = { "runtime/dwbpf_plan.c" }, bench = { "bench/bench_dwbpf.c" },
+              bench_py = { "bench/bench_torch_dwbpf.py" } },
 
   ops = {
     {

@@ -9,6 +9,7 @@
 #include "ref_ops.h"
 #include "bngrad_ref.h"
 #include "dwbpi_ref.h"
+#include "dwbpf_ref.h"
 
 static int64_t count(const kf_tensor_desc *d) {
   int64_t n = 1;
@@ -90,10 +91,43 @@ static int dwbpi(const ref_call *c, double *const *want, double *tol) {
   return fd && gd;
 }
 
+/* DepthwiseConv2dNativeBackpropFilter: output [kh, kw, c, m] from input and
+   out_backprop, filter_sizes' values read at plan time (host_data). */
+static int dwbpf(const ref_call *c, double *const *want, double *tol) {
+  const kf_attrs *a = c->attrs;
+  const kf_tensor_desc *x = &c->in[0], *g = &c->in[2];
+  const int32_t *fs = (const int32_t *)c->in[1].host_data;
+  const int nchw = a->data_format == KF_NCHW, hi = nchw ? 2 : 1, wi = nchw ? 3 : 2;
+  ref_dwbpf_conf cf;
+  double *xd, *gd;
+  if (!fs || c->num_outputs < 1) return 0;
+  memset(&cf, 0, sizeof cf);
+  cf.nchw = nchw;
+  cf.n = x->dims[0]; cf.h = x->dims[hi]; cf.w = x->dims[wi]; cf.c = x->dims[nchw ? 1 : 3];
+  cf.kh = fs[0]; cf.kw = fs[1]; cf.m = fs[3];
+  cf.sh = a->strides[hi]; cf.sw = a->strides[wi];
+  cf.dh = a->num_dilations == 4 ? a->dilations[hi] : 1; cf.dw = a->num_dilations == 4 ? a->dilations[wi] : 1;
+  if (!ref_dwbpf_window(cf.h, cf.kh, cf.dh, cf.sh, (int)a->padding, a->explicit_paddings[2 * hi],
+                        a->explicit_paddings[2 * hi + 1], &cf.oh, &cf.pad_top) ||
+      !ref_dwbpf_window(cf.w, cf.kw, cf.dw, cf.sw, (int)a->padding, a->explicit_paddings[2 * wi],
+                        a->explicit_paddings[2 * wi + 1], &cf.ow, &cf.pad_left))
+    return 0;
+  xd = to_double(c->data[0], x->dtype, count(x));
+  gd = to_double(c->data[2], g->dtype, count(g));
+  if (xd && gd) ref_dwbpf(&cf, xd, gd, want[0], NULL);
+  free(xd);
+  free(gd);
+  /* a long reduction (n*oh*ow terms per element): relative to the result,
+     the float tolerance of the other ops, loosened for cancellation */
+  tol[0] = tol_of(c->out[0]->dtype) * 10;
+  return xd && gd;
+}
+
 /* The references, by op family (kf_op_family). */
 static const struct { const char *family; int (*ref)(const ref_call *, double *const *, double *); } refs[] = {
   { "bngrad", bngrad },
   { "dwbpi", dwbpi },
+  { "dwbpf", dwbpf },
 };
 
 int ref_op(const ref_call *c, double *const *want, double *tol) {

@@ -7,7 +7,9 @@ python):
 
 A seeded generator makes N calls (default 2000) of the four ops
 FusedBatchNormGrad, FusedBatchNormGradV2, FusedBatchNormGradV3 and
-DepthwiseConv2dNativeBackpropInput, valid and malformed, and runs each
+DepthwiseConv2dNativeBackpropInput, plus D calls (--dwbpf-calls, default
+600; indices from DWBPF_BASE = 1000000 on, so existing seeds keep their
+calls) of DepthwiseConv2dNativeBackpropFilter, valid and malformed, and runs each
 through tf.raw_ops (TF 2.21's Eigen CPU kernels: TF_ENABLE_ONEDNN_OPTS=0,
 one intra-op thread) and through the kforge CLI on the same tensors:
 
@@ -22,6 +24,13 @@ one intra-op thread) and through the kforge CLI on the same tensors:
   depthwise, NCHW batch norm with is_training=false, unequal depthwise
   strides, dilations), kforge's documented meaning is checked against TF on
   an equivalent call and against float64.
+- DepthwiseConv2dNativeBackpropFilter runs only when build/kforge knows it
+  (`kforge ops`); otherwise its calls and explicit checks are skipped, with
+  one line saying so (not a failure), so this file also runs on builds
+  without the op. A rejection compares TF's message, and TF's error class
+  with kforge's: every spec rule of kforge is InvalidArgument (the CLI
+  prints only the message), so a matching message under any other TF class
+  is a failure.
 - Every deliberate divergence is an entry of DIVERGENCES, keyed by rule;
   docs/testing.md lists them ("Deliberate divergences from TF 2.21").
 
@@ -82,12 +91,15 @@ SLACK = 4.0
 
 BN_OPS = ("FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3")
 DW_OP = "DepthwiseConv2dNativeBackpropInput"
+DWBPF_OP = "DepthwiseConv2dNativeBackpropFilter"
+DWBPF_BASE = 1000000  # call indices of DWBPF_OP start here (--only DWBPF_BASE+j reruns one)
 INPUTS = {
     "FusedBatchNormGrad": ("y_backprop", "x", "scale", "reserve_space_1", "reserve_space_2"),
     "FusedBatchNormGradV2": ("y_backprop", "x", "scale", "reserve_space_1", "reserve_space_2"),
     "FusedBatchNormGradV3": ("y_backprop", "x", "scale", "reserve_space_1", "reserve_space_2",
                              "reserve_space_3"),
     DW_OP: ("input_sizes", "filter", "out_backprop"),
+    DWBPF_OP: ("input", "filter_sizes", "out_backprop"),
 }
 OUTPUTS = {
     "FusedBatchNormGrad": ("x_backprop", "scale_backprop", "offset_backprop", "reserve_space_3",
@@ -97,10 +109,11 @@ OUTPUTS = {
     "FusedBatchNormGradV3": ("x_backprop", "scale_backprop", "offset_backprop", "reserve_space_4",
                              "reserve_space_5"),
     DW_OP: ("output",),
+    DWBPF_OP: ("output",),
 }
 # the first T-typed input (TF infers T from it; so does the kforge CLI)
 FIRST_T = {"FusedBatchNormGrad": "y_backprop", "FusedBatchNormGradV2": "y_backprop",
-           "FusedBatchNormGradV3": "y_backprop", DW_OP: "filter"}
+           "FusedBatchNormGradV3": "y_backprop", DW_OP: "filter", DWBPF_OP: "input"}
 
 # TF's messages for what its CPU kernel refuses but the op defines.
 MSG_DW_NCHW = "Depthwise convolution on CPU is only supported for NHWC format"
@@ -134,6 +147,23 @@ DIVERGENCES = {
                         "gradual underflow (it does not change the caller's floating-point environment). "
                         "Calls whose float inputs, epsilon or var+epsilon are denormal are checked against "
                         "TF's formulas evaluated in IEEE float32 (numpy) where TF's answer differs",
+    "tf-refuses.dwbpf-nchw": "DepthwiseConv2dNativeBackpropFilter: TF's CPU kernel: UnimplementedError for "
+                             "NCHW; kforge computes NCHW natively (checked against TF NHWC on transposed "
+                             "input and out_backprop)",
+    "tf-refuses.dwbpf-unequal-strides": "DepthwiseConv2dNativeBackpropFilter: TF's CPU kernel: InvalidArgument "
+                                        "for unequal row/column strides; kforge computes them (checked against "
+                                        "TF with stride 1 on a zero-stuffed out_backprop)",
+    "tf-ignores.dwbpf-dilations": "DepthwiseConv2dNativeBackpropFilter: TF's CPU kernel ignores dilations; "
+                                  "kforge computes true dilation (checked against TF on the zero-dilated "
+                                  "filter_sizes, keeping every dilation-th tap)",
+    "kforge-validates.dwbpf-dilations": "DepthwiseConv2dNativeBackpropFilter: TF accepts (and ignores) any "
+                                        "dilations; kforge rejects a length other than 4, a batch/depth "
+                                        "dilation other than 1 and a dilation below 1, with the messages of "
+                                        "the input gradient's rules",
+    "tf-uninitialised.dwbpf-empty-reduction": "DepthwiseConv2dNativeBackpropFilter with nothing to sum (N, "
+                                              "H, W, out rows or out cols 0) and a non-empty filter: TF's "
+                                              "output is uninitialised memory; kforge writes zeros "
+                                              "(checked against float64)",
     "message.input-dtype": "TF's eager layer rejects a mismatched input dtype before the kernel "
                            "(\"cannot compute OP as input #k(zero-based) was expected to be a X tensor "
                            "but is a Y tensor\", or attr U not allowed); kforge's rule input_dtype says "
@@ -167,6 +197,8 @@ class Call:
                           for k, v in self.inputs.items())
         if self.op == DW_OP:
             shapes += " input_sizes=%s" % self.inputs["input_sizes"].tolist()
+        if self.op == DWBPF_OP:
+            shapes += " filter_sizes=%s" % self.inputs["filter_sizes"].tolist()
         attrs = " ".join("%s=%s" % (k, v) for k, v in sorted(self.attrs.items()))
         return "#%d %s [%s] %s %s" % (self.idx, self.op, self.kind, attrs, shapes)
 
@@ -571,8 +603,208 @@ def mutate_dw(rng, c):
     return c
 
 
+def gen_dwbpf(rng, idx, allow_unequal=True, allow_dilation=True):
+    """A valid DepthwiseConv2dNativeBackpropFilter call (any format, strides, dilations)."""
+    c = Call(idx, DWBPF_OP)
+    T = pick(rng, ["half", "bfloat16", "float", "double"])
+    c.T = T
+    fmt = pick(rng, ["NHWC", "NCHW"], [3, 1])
+    m = int(pick(rng, [1, 2, 3, 4], [5, 3, 1, 1]))
+    if rng.random() < 0.01:
+        m = 0
+    size_kind = pick(rng, ["small", "channels", "wide", "empty", "bigfilter", "long"], [64, 10, 5, 8, 8, 5])
+    n = int(rng.integers(1, 4))
+    if size_kind == "channels":
+        C = int(rng.integers(9, 300))
+        H, W = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+    elif size_kind == "wide":
+        C = int(pick(rng, [512, 1024, 2048]))
+        H, W = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        n = 1
+    elif size_kind == "long":  # a long reduction per tap: N*OH*OW in the thousands
+        C = int(rng.integers(1, 17))
+        n = int(rng.integers(2, 9))
+        H, W = int(rng.integers(16, 41)), int(rng.integers(16, 41))
+    else:
+        C = int(rng.integers(1, 9))
+        H, W = int(rng.integers(1, 13)), int(rng.integers(1, 13))
+    kh, kw = int(pick(rng, [1, 2, 3, 3, 3, 4, 5, 6, 7])), int(pick(rng, [1, 2, 3, 3, 3, 4, 5, 6, 7]))
+    if rng.random() < 0.5:
+        kw = kh
+    if size_kind == "bigfilter":
+        H, W = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        kh, kw = H + int(rng.integers(1, 5)), W + int(rng.integers(1, 5))
+    if size_kind == "empty":
+        which = int(rng.integers(5))
+        if which == 0:
+            n = 0
+        elif which == 1:
+            H = 0
+        elif which == 2:
+            W = 0
+        elif which == 3:
+            C = 0
+        else:
+            kh = 0
+    s = int(pick(rng, [1, 1, 1, 2, 2, 3, 4]))
+    sh = sw = s
+    if allow_unequal and rng.random() < 0.15:
+        while sw == sh:
+            sw = int(pick(rng, [1, 2, 3, 4]))
+    dh = dw = 1
+    if allow_dilation and kh > 0 and kw > 0 and rng.random() < 0.15:
+        dh, dw = int(pick(rng, [1, 2, 3])), int(pick(rng, [1, 2, 3]))
+        if dh == dw == 1:
+            dh = 2
+    padding = pick(rng, ["SAME", "VALID", "EXPLICIT"], [4, 3, 3])
+    ep = [0] * 8
+    pt = pb = pl = pr = 0
+    if padding == "EXPLICIT":
+        pt, pb, pl, pr = (int(rng.integers(0, 4)) for _ in range(4))
+    for _ in range(20):
+        oh = window(H, kh, dh, sh, padding, pt, pb)[0]
+        ow = window(W, kw, dw, sw, padding, pl, pr)[0]
+        if oh >= 0 and ow >= 0:
+            break
+        padding = "SAME"
+    ih, iw, ic = (1, 2, 3) if fmt == "NHWC" else (2, 3, 1)
+    if padding == "EXPLICIT":
+        ep[2 * ih], ep[2 * ih + 1], ep[2 * iw], ep[2 * iw + 1] = pt, pb, pl, pr
+    strides = [1, 1, 1, 1]
+    strides[ih], strides[iw] = sh, sw
+    dil = [1, 1, 1, 1]
+    dil[ih], dil[iw] = dh, dw
+    xshape = [0, 0, 0, 0]
+    xshape[0], xshape[ih], xshape[iw], xshape[ic] = n, H, W, C
+    gshape = [0, 0, 0, 0]
+    gshape[0], gshape[ih], gshape[iw], gshape[ic] = n, oh, ow, C * m
+    scale_x, scale_g = float(10 ** rng.uniform(-1, 1)), float(10 ** rng.uniform(-1, 1))
+    c.inputs["input"] = as_dtype(rng.uniform(-1, 1, xshape) * scale_x, T)
+    c.inputs["filter_sizes"] = np.array([kh, kw, C, m], np.int32)
+    c.inputs["out_backprop"] = as_dtype(rng.uniform(-1, 1, gshape) * scale_g, T)
+    c.attrs = {"strides": strides, "padding": padding, "data_format": fmt}
+    if padding == "EXPLICIT" or rng.random() < 0.1:
+        c.attrs["explicit_paddings"] = ep if padding == "EXPLICIT" else []
+    if dil != [1, 1, 1, 1] or rng.random() < 0.2:
+        c.attrs["dilations"] = dil
+    c.size_kind = size_kind
+    return c
+
+
+def mutate_dwbpf(rng, c):
+    """One malformation of a valid filter-gradient call (equal strides, no
+    dilation): every rejection rule of the op."""
+    fmt = c.attrs["data_format"]
+    ih, iw, ic = (1, 2, 3) if fmt == "NHWC" else (2, 3, 1)
+    kinds = ["strides_len", "strides_bd", "stride_nonpos", "padding_str", "explicit_len",
+             "explicit_neg", "explicit_bd", "explicit_not_empty", "sizes_rank", "sizes_len",
+             "sizes_neg", "input_rank", "dy_rank", "batch", "in_depth", "out_depth", "rows",
+             "cols", "negative_out", "dtype_input", "dtype_T", "format", "dilations_len",
+             "dilations_bd", "dilation_zero"]
+    kind = pick(rng, kinds)
+    c.kind = "malformed:" + kind
+    fs = c.inputs["filter_sizes"].tolist()
+    x = c.inputs["input"]
+    g = c.inputs["out_backprop"]
+    if kind == "strides_len":
+        c.attrs["strides"] = [1] * int(pick(rng, [0, 1, 2, 3, 5]))
+    elif kind == "strides_bd":
+        st = list(c.attrs["strides"])
+        st[pick(rng, [0, ic])] = int(pick(rng, [2, 0, 3]))
+        c.attrs["strides"] = st
+    elif kind == "stride_nonpos":
+        st = list(c.attrs["strides"])
+        v = int(pick(rng, [0, -1, -2]))
+        st[ih] = st[iw] = v
+        c.attrs["strides"] = st
+    elif kind == "padding_str":
+        c.attrs["padding"] = pick(rng, ["same", "FULL", "", "VALID "])
+    elif kind == "explicit_len":
+        c.attrs["padding"] = "EXPLICIT"
+        c.attrs["explicit_paddings"] = [0] * int(pick(rng, [0, 2, 4, 6, 10]))
+    elif kind == "explicit_neg":
+        c.attrs["padding"] = "EXPLICIT"
+        ep = [0] * 8
+        ep[pick(rng, [2 * ih, 2 * ih + 1, 2 * iw, 2 * iw + 1, 0])] = -1
+        c.attrs["explicit_paddings"] = ep
+    elif kind == "explicit_bd":
+        c.attrs["padding"] = "EXPLICIT"
+        ep = [0] * 8
+        ep[pick(rng, [0, 1, 2 * ic, 2 * ic + 1])] = 1
+        c.attrs["explicit_paddings"] = ep
+    elif kind == "explicit_not_empty":
+        c.attrs["padding"] = pick(rng, ["SAME", "VALID"])
+        c.attrs["explicit_paddings"] = [0] * int(pick(rng, [8, 4]))
+    elif kind == "sizes_rank":
+        c.inputs["filter_sizes"] = np.array(fs, np.int32).reshape(pick(rng, [(2, 2), (4, 1), (1, 4)]))
+        if rng.random() < 0.3:
+            c.inputs["filter_sizes"] = np.array(fs[0], np.int32).reshape(())
+    elif kind == "sizes_len":
+        c.inputs["filter_sizes"] = np.array(pick(rng, [fs[:3], fs + [1], fs[:2], []]), np.int32)
+    elif kind == "sizes_neg":
+        f2 = list(fs)
+        f2[int(rng.integers(4))] = -int(pick(rng, [1, 3]))
+        c.inputs["filter_sizes"] = np.array(f2, np.int32)
+    elif kind == "input_rank":
+        c.inputs["input"] = np.zeros(pick(rng, [(2,), (1, 2, 2), (1, 1, 1, 1, 1), ()]), x.dtype)
+    elif kind == "dy_rank":
+        c.inputs["out_backprop"] = np.zeros(pick(rng, [(2,), (1, 2, 2), (1, 1, 1, 1, 1)]), g.dtype)
+    elif kind == "batch":
+        shape = list(g.shape)
+        shape[0] += 1
+        c.inputs["out_backprop"] = np.zeros(shape, g.dtype)
+    elif kind == "in_depth":
+        f2 = list(fs)
+        f2[2] += 1
+        c.inputs["filter_sizes"] = np.array(f2, np.int32)
+    elif kind == "out_depth":
+        shape = list(g.shape)
+        shape[ic] += 1
+        c.inputs["out_backprop"] = np.zeros(shape, g.dtype)
+    elif kind in ("rows", "cols"):
+        shape = list(g.shape)
+        k = ih if kind == "rows" else iw
+        shape[k] = shape[k] + 1 if shape[k] == 0 or rng.random() < 0.5 else shape[k] - 1
+        c.inputs["out_backprop"] = np.zeros(shape, g.dtype)
+    elif kind == "negative_out":
+        c.attrs["padding"] = "VALID"
+        c.attrs.pop("explicit_paddings", None)
+        st = list(c.attrs["strides"])
+        st[ih] = st[iw] = 1
+        c.attrs["strides"] = st
+        c.inputs["filter_sizes"] = np.array([x.shape[ih] + 3, x.shape[iw] + 3] + fs[2:], np.int32)
+    elif kind == "dtype_input":
+        name = pick(rng, ["filter_sizes", "out_backprop"])
+        a = c.inputs[name]
+        if name == "filter_sizes":
+            c.inputs[name] = a.astype(NP[pick(rng, ["float", "half", "double"])])
+        else:
+            c.inputs[name] = a.astype(np.float64).astype(NP[other_dtype(rng, NAME_OF[a.dtype], False)])
+    elif kind == "dtype_T":
+        c.inputs["input"] = x.astype(np.float64).astype(np.int32)
+        c.inputs["out_backprop"] = g.astype(np.float64).astype(np.int32)
+        c.T = "int32"
+    elif kind == "format":
+        c.attrs["data_format"] = pick(rng, ["NDHWC", "NCDHW", "nhwc", "HWCN"])
+    elif kind == "dilations_len":
+        c.attrs["dilations"] = [1] * int(pick(rng, [0, 1, 2, 3, 5]))
+    elif kind == "dilations_bd":
+        dl = [1, 1, 1, 1]
+        dl[pick(rng, [0, ic])] = int(pick(rng, [2, 0]))
+        c.attrs["dilations"] = dl
+    else:  # dilation_zero: TF ignores it (computes as 1); kforge rejects
+        dl = [1, 1, 1, 1]
+        dl[pick(rng, [ih, iw])] = int(pick(rng, [0, -1]))
+        c.attrs["dilations"] = dl
+    return c
+
+
 def make_call(idx):
     rng = np.random.default_rng([SEED, idx])
+    if idx >= DWBPF_BASE:
+        malformed = rng.random() < 0.25
+        c = gen_dwbpf(rng, idx, allow_unequal=not malformed, allow_dilation=not malformed)
+        return mutate_dwbpf(rng, c) if malformed else c
     if idx % 1000 == 500:  # a few long reductions (>= 10^6 elements per channel)
         return gen_bn(rng, idx, long_reduction=True)
     family = pick(rng, ["bn", "dw"], [55, 45])
@@ -628,7 +860,9 @@ def run_kforge(c, d):
     if p.returncode == 0:
         outs = []
         first = c.inputs[FIRST_T[c.op]]
-        for name in OUTPUTS[c.op]:
+        # kforge's own output names (`kforge ops`), so that a name other than
+        # TF's fails its one check in main() and not every call
+        for name in KF_OUTPUT_NAMES.get(c.op, OUTPUTS[c.op]):
             a = np.load(os.path.join(d, "out", name + ".npy"))
             if a.dtype == np.uint16 and first.dtype == BF16:
                 a = a.view(BF16)
@@ -978,7 +1212,7 @@ def out_dtype_name(a):
 
 
 def acc_dtype(family, dt):
-    return "double" if family == "dw" and dt == "double" else "float"
+    return "double" if family in ("dw", "dwbpf") and dt == "double" else "float"
 
 
 def compare_values(c, family, got, want_tf, ref, terms, problems, tf_label="TF", stats=True):
@@ -1054,7 +1288,7 @@ def compare_ref_only(c, family, got, ref, problems, expect_shapes):
         if k >= len(ref) or g.size == 0:
             continue
         dt = out_dtype_name(g)
-        tol = TOL_DW.get(dt, 1e-5) if family == "dw" else TOL_BN.get(dt, 1e-5)
+        tol = TOL_DW.get(dt, 1e-5) if family in ("dw", "dwbpf") else TOL_BN.get(dt, 1e-5)
         gv, rv = f64(g), np.broadcast_to(np.asarray(ref[k], np.float64), g.shape)
         err = float(np.max(np.abs(gv - rv)))
         maxref = float(np.max(np.abs(rv)))
@@ -1120,6 +1354,8 @@ def diverge(*rules):
 
 def check_call(c, kf):
     """Returns a list of problems (empty: the call passed)."""
+    if c.op == DWBPF_OP:
+        return check_dwbpf(c, kf)
     problems = []
     family = "dw" if c.op == DW_OP else "bn"
     kf_ok = kf["rc"] == 0
@@ -1267,6 +1503,230 @@ def tape_check(c, kf, problems):
     count("dilated, also against GradientTape")
     ref, l1 = dw_ref(c)
     compare_values(c, "dw", kf["outs"], t[1], ref, l1, problems, "TF GradientTape")
+
+
+# --------------------------------------------------------------------------
+# DepthwiseConv2dNativeBackpropFilter: reference, TF equivalents, checks
+# --------------------------------------------------------------------------
+
+KNOWN_DWBPF = False   # set in main(): build/kforge lists the op (`kforge ops`)
+KF_OUTPUT_NAMES = {}  # op -> kforge's output names, from `kforge ops`
+
+
+def dwbpf_geometry(c):
+    """The NHWC view of a valid filter-gradient call."""
+    fmt = c.attrs["data_format"]
+    ih, iw, ic = (1, 2, 3) if fmt == "NHWC" else (2, 3, 1)
+    x = c.inputs["input"]
+    N, H, W, C = x.shape[0], x.shape[ih], x.shape[iw], x.shape[ic]
+    st = c.attrs["strides"]
+    dl = c.attrs.get("dilations", [1, 1, 1, 1])
+    kh, kw, _, m = (int(v) for v in c.inputs["filter_sizes"].tolist())
+    ep = c.attrs.get("explicit_paddings", [0] * 8) if c.attrs["padding"] == "EXPLICIT" else [0] * 8
+    oh, pt, pb = window(H, kh, dl[ih], st[ih], c.attrs["padding"], ep[2 * ih], ep[2 * ih + 1])
+    ow, pl, pr = window(W, kw, dl[iw], st[iw], c.attrs["padding"], ep[2 * iw], ep[2 * iw + 1])
+    return dict(N=N, H=H, W=W, C=C, m=m, sh=st[ih], sw=st[iw], dh=dl[ih], dw=dl[iw], kh=kh, kw=kw,
+                oh=oh, ow=ow, pt=pt, pb=pb, pl=pl, pr=pr, nchw=fmt == "NCHW")
+
+
+def dwbpf_sum(c, absolute):
+    """The filter gradient [KH,KW,C,M] in float64 (of |x|, |dy| with absolute:
+    each element's sum of |terms|)."""
+    g = dwbpf_geometry(c)
+    x, dy = f64(c.inputs["input"]), f64(c.inputs["out_backprop"])
+    if absolute:
+        x, dy = np.abs(x), np.abs(dy)
+    if g["nchw"]:
+        x, dy = to_nhwc(x), to_nhwc(dy)
+    N, H, W, C, m = g["N"], g["H"], g["W"], g["C"], g["m"]
+    out = np.zeros((g["kh"], g["kw"], C, m))
+    oh, ow = dy.shape[1], dy.shape[2]
+    if out.size and x.size and dy.size:
+        gm = dy.reshape(N, oh, ow, C, m)
+        for fy in range(g["kh"]):
+            for fx in range(g["kw"]):
+                # dW[fy, fx, c, m] = sum x[b, oy*sh - pt + fy*dh, ox*sw - pl + fx*dw, c] dy[b, oy, ox, c, m]
+                oys = [o for o in range(oh) if 0 <= o * g["sh"] - g["pt"] + fy * g["dh"] < H]
+                oxs = [o for o in range(ow) if 0 <= o * g["sw"] - g["pl"] + fx * g["dw"] < W]
+                if not oys or not oxs:
+                    continue
+                iy0 = oys[0] * g["sh"] - g["pt"] + fy * g["dh"]
+                ix0 = oxs[0] * g["sw"] - g["pl"] + fx * g["dw"]
+                xs = x[:, iy0:iy0 + (len(oys) - 1) * g["sh"] + 1:g["sh"],
+                       ix0:ix0 + (len(oxs) - 1) * g["sw"] + 1:g["sw"]]
+                out[fy, fx] = np.einsum("bhwc,bhwcm->cm", xs,
+                                        gm[:, oys[0]:oys[-1] + 1, oxs[0]:oxs[-1] + 1])
+    return out
+
+
+def dwbpf_ref(c):
+    return [dwbpf_sum(c, False)], [dwbpf_sum(c, True)]
+
+
+def dwbpf_empty_reduction(c):
+    """Nothing to sum (N, H, W, out rows or out cols 0) but a non-empty filter."""
+    g = dwbpf_geometry(c)
+    return g["kh"] * g["kw"] * g["C"] * g["m"] > 0 and 0 in (g["N"], g["H"], g["W"], g["oh"], g["ow"])
+
+
+def dwbpf_dilated_call(c):
+    """The same call with the zero-dilated filter_sizes and dilations 1: TF's
+    kernel then computes kforge's true dilation at every dilation-th tap,
+    validation included."""
+    dl = c.attrs.get("dilations", [1, 1, 1, 1])
+    ih, iw = (1, 2) if c.attrs["data_format"] == "NHWC" else (2, 3)
+    kh, kw, C, m = (int(v) for v in c.inputs["filter_sizes"].tolist())
+    inputs = dict(c.inputs)
+    inputs["filter_sizes"] = np.array([(kh - 1) * dl[ih] + 1 if kh else 0, (kw - 1) * dl[iw] + 1 if kw else 0,
+                                       C, m], np.int32)
+    attrs = dict(c.attrs)
+    attrs["dilations"] = [1, 1, 1, 1]
+    return inputs, attrs, (dl[ih], dl[iw])
+
+
+def undilate(a, dh, dw):
+    return np.ascontiguousarray(a[::dh, ::dw]) if a.ndim == 4 else a
+
+
+def dwbpf_equivalent(c):
+    """TF's NHWC kernel on an equivalent call for a valid call of any format,
+    strides and dilations: transposed to NHWC, filter_sizes zero-dilated
+    (every dilation-th tap kept), and for unequal strides stride 1 with the
+    out_backprop zero-stuffed and the forward padding made explicit."""
+    g = dwbpf_geometry(c)
+    x, dy = c.inputs["input"], c.inputs["out_backprop"]
+    if g["nchw"]:
+        x, dy = to_nhwc(x), to_nhwc(dy)
+    kh = (g["kh"] - 1) * g["dh"] + 1 if g["kh"] else 0
+    kw = (g["kw"] - 1) * g["dw"] + 1 if g["kw"] else 0
+    fs = np.array([kh, kw, g["C"], g["m"]], np.int32)
+    if g["sh"] == g["sw"]:
+        if c.attrs["padding"] != "EXPLICIT":
+            attrs = {"strides": [1, g["sh"], g["sw"], 1], "padding": c.attrs["padding"]}
+        else:
+            attrs = {"strides": [1, g["sh"], g["sw"], 1], "padding": "EXPLICIT",
+                     "explicit_paddings": [0, 0, g["pt"], g["pb"], g["pl"], g["pr"], 0, 0]}
+    else:
+        oh, ow = dy.shape[1], dy.shape[2]
+        pb = max(0, (max(oh, 1) - 1) * g["sh"] + kh - g["H"] - g["pt"])
+        pr = max(0, (max(ow, 1) - 1) * g["sw"] + kw - g["W"] - g["pl"])
+        h1 = g["H"] + g["pt"] + pb - kh + 1
+        w1 = g["W"] + g["pl"] + pr - kw + 1
+        z = np.zeros((dy.shape[0], max(h1, 0), max(w1, 0), dy.shape[3]), dy.dtype)
+        if oh > 0 and ow > 0:
+            z[:, :(oh - 1) * g["sh"] + 1:g["sh"], :(ow - 1) * g["sw"] + 1:g["sw"]] = dy
+        dy = z
+        attrs = {"strides": [1, 1, 1, 1], "padding": "EXPLICIT",
+                 "explicit_paddings": [0, 0, g["pt"], pb, g["pl"], pr, 0, 0]}
+    res = run_tf(DWBPF_OP, {"input": x, "filter_sizes": fs, "out_backprop": dy}, attrs)
+    if res[0] == "ok":
+        res = ("ok", [undilate(res[1][0], g["dh"], g["dw"])])
+    return res
+
+
+def kforge_rejection(kf, problems):
+    """(ok, message): kforge's one-line error, or a problem when malformed."""
+    if kf["rc"] == 0:
+        return True, None
+    lines = kf["stderr"].splitlines()
+    if kf["rc"] != 1 or len(lines) != 1 or not lines[0].startswith("kforge: error: "):
+        problems.append("kforge failed without exactly one 'kforge: error:' line (exit %d): %r"
+                        % (kf["rc"], kf["stderr"][-400:]))
+        return False, False
+    return False, lines[0][len("kforge: error: "):]
+
+
+def check_dwbpf(c, kf):
+    """check_call for DepthwiseConv2dNativeBackpropFilter."""
+    problems = []
+    kf_ok, kf_msg = kforge_rejection(kf, problems)
+    if kf_msg is False:
+        return problems
+    own = expected_kforge_message(c)
+    if own is not None and kf_msg == own:
+        diverge("kforge-validates.dwbpf-dilations")
+        return problems
+    if own is not None and kf_ok:
+        problems.append("kforge accepted dilations %s (expected: %s)" % (c.attrs["dilations"], own))
+        return problems
+    dl = c.attrs.get("dilations", [1, 1, 1, 1])
+    fs = c.inputs["filter_sizes"]
+    dilated = (own is None and c.attrs["data_format"] in ("NHWC", "NCHW") and any(v != 1 for v in dl)
+               and fs.dtype == np.int32 and fs.shape == (4,))
+    tf_inputs, tf_attrs, dil = c.inputs, c.attrs, (1, 1)
+    if dilated:
+        tf_inputs, tf_attrs, dil = dwbpf_dilated_call(c)
+    res = run_tf(c.op, tf_inputs, tf_attrs)
+    label = "TF" + (" (zero-dilated filter_sizes)" if dilated else "")
+    if res[0] == "err":
+        ecls, tmsg = res[1], res[2]
+        refused = None
+        if ecls == "UnimplementedError" and tmsg == MSG_DW_NCHW:
+            refused = "tf-refuses.dwbpf-nchw"
+        elif tmsg == MSG_DW_UNEQUAL:
+            refused = "tf-refuses.dwbpf-unequal-strides"
+        if refused:
+            diverge(*((refused, "tf-ignores.dwbpf-dilations") if dilated else (refused,)))
+            if not kf_ok:
+                problems.append("%s: TF refuses (%s), kforge should compute it but failed: %s"
+                                % (refused, tmsg, kf_msg))
+                return problems
+            ref, l1 = dwbpf_ref(c)
+            if dwbpf_empty_reduction(c):
+                diverge("tf-uninitialised.dwbpf-empty-reduction")
+                compare_ref_only(c, "dwbpf", kf["outs"], ref, problems, [ref[0].shape])
+                return problems
+            eq = dwbpf_equivalent(c)
+            if eq[0] != "ok":
+                problems.append("%s: TF's equivalent call failed: %s %s" % (refused, eq[1], eq[2]))
+                return problems
+            compare_values(c, "dwbpf", kf["outs"], eq[1], ref, l1, problems, "TF NHWC equivalent")
+            return problems
+        if kf_ok:
+            problems.append("TF rejects (%s: %s), kforge succeeded" % (ecls, tmsg))
+            return problems
+        if kf_msg == tmsg:
+            # kforge's rule rejections are all InvalidArgument (KF_INVALID_ARGUMENT)
+            if ecls != "InvalidArgumentError":
+                problems.append("same message %r, but TF's class is %s and kforge's InvalidArgument" % (tmsg, ecls))
+            else:
+                count("rejected, same message and class")
+            return problems
+        if dtype_divergence_ok(c, tmsg, kf_msg):
+            diverge("message.input-dtype")
+            return problems
+        problems.append("messages differ: TF %s %r, kforge %r" % (ecls, tmsg, kf_msg))
+        return problems
+    tf_outs = [undilate(res[1][0], dil[0], dil[1])]
+    if not kf_ok:
+        problems.append("TF succeeds, kforge fails: %s" % kf_msg)
+        return problems
+    ref, l1 = dwbpf_ref(c)
+    if dwbpf_empty_reduction(c):
+        diverge("tf-uninitialised.dwbpf-empty-reduction")
+        compare_ref_only(c, "dwbpf", kf["outs"], ref, problems, [tf_outs[0].shape])
+        return problems
+    if dilated:
+        diverge("tf-ignores.dwbpf-dilations")
+    else:
+        count("valid, compared with TF")
+    compare_values(c, "dwbpf", kf["outs"], tf_outs, ref, l1, problems, label)
+    return problems
+
+
+def kforge_ops(path):
+    """{op: (inputs, outputs)} from `kforge ops`; {} when it cannot run."""
+    try:
+        p = subprocess.run([path, "ops"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    ops = {}
+    for line in p.stdout.splitlines():
+        m = re.match(r"^(\w+)\(([^)]*)\) -> \(([^)]*)\)$", line.strip())
+        if m:
+            ops[m.group(1)] = (tuple(a.strip() for a in m.group(2).split(",") if a.strip()),
+                               tuple(a.strip() for a in m.group(3).split(",") if a.strip()))
+    return ops
 
 
 # --------------------------------------------------------------------------
@@ -1455,17 +1915,114 @@ def explicit_checks(work):
     record(kf["rc"] == 0 and kf["outs"][0].shape == (2, 6, 5, 3) and not np.any(kf["outs"][0]),
            "kforge: depth multiplier 0 gives zeros (tf-uninitialised.dw-multiplier-0)", kf["stderr"].strip())
 
+    if KNOWN_DWBPF:
+        explicit_checks_dwbpf(work, rng, kf_and_check)
+
+
+def explicit_checks_dwbpf(work, rng, kf_and_check):
+    """TF 2.21's DepthwiseConv2dNativeBackpropFilter behaviour that the
+    divergences of docs/testing.md rely on, and kforge on the same calls."""
+    f32 = np.float32
+
+    def call(T, fmt, strides, dil=None, padding="SAME", n=2, h=6, w=5, ch=3, m=2, k=3):
+        c = Call(-1, DWBPF_OP)
+        ih, iw, ic = (1, 2, 3) if fmt == "NHWC" else (2, 3, 1)
+        st = [1, 1, 1, 1]
+        st[ih], st[iw] = strides
+        dl = [1, 1, 1, 1]
+        if dil:
+            dl[ih], dl[iw] = dil
+        oh = window(h, k, dl[ih], st[ih], padding)[0]
+        ow = window(w, k, dl[iw], st[iw], padding)[0]
+        xs = [0] * 4
+        xs[0], xs[ih], xs[iw], xs[ic] = n, h, w, ch
+        gs = [0] * 4
+        gs[0], gs[ih], gs[iw], gs[ic] = n, oh, ow, ch * m
+        c.inputs = {"input": rng.uniform(-1, 1, xs).astype(T), "filter_sizes": np.array([k, k, ch, m], np.int32),
+                    "out_backprop": rng.uniform(-1, 1, gs).astype(T)}
+        c.attrs = {"strides": st, "padding": padding, "data_format": fmt}
+        if dil:
+            c.attrs["dilations"] = dl
+        c.T = NAME_OF[np.dtype(T)]
+        return c
+
+    # 1. every dtype TF registers runs on its CPU; kforge agrees
+    for T in (BF16, np.float16, f32, np.float64):
+        c = call(T, "NHWC", (1, 1))
+        r = run_tf(DWBPF_OP, c.inputs, c.attrs)
+        name = NAME_OF[np.dtype(T)]
+        record(r[0] == "ok" and r[1][0].dtype == np.dtype(T) and r[1][0].shape == (3, 3, 3, 2),
+               "TF 2.21: %s DepthwiseConv2dNativeBackpropFilter runs on the CPU" % name, str(r[:2]))
+        kf_and_check(c, "kforge: %s filter gradient agrees with TF's CPU kernel" % name)
+
+    # 2. NCHW: UnimplementedError with TF's message; kforge computes it
+    c = call(f32, "NCHW", (2, 2))
+    r = run_tf(DWBPF_OP, c.inputs, c.attrs)
+    record(r[0] == "err" and r[1] == "UnimplementedError" and r[2] == MSG_DW_NCHW,
+           "TF 2.21: NCHW filter gradient is UnimplementedError (%r)" % MSG_DW_NCHW, str(r))
+    kf_and_check(c, "kforge: NCHW filter gradient equals TF NHWC on transposed tensors (tf-refuses.dwbpf-nchw)")
+
+    # 3. unequal strides: InvalidArgument; kforge computes them
+    c = call(f32, "NHWC", (1, 2))
+    r = run_tf(DWBPF_OP, c.inputs, c.attrs)
+    record(r[0] == "err" and r[1] == "InvalidArgumentError" and r[2] == MSG_DW_UNEQUAL,
+           "TF 2.21: unequal filter-gradient strides are InvalidArgument", str(r))
+    kf_and_check(c, "kforge: unequal strides equal TF with stride 1 on a zero-stuffed out_backprop "
+                 "(tf-refuses.dwbpf-unequal-strides)")
+
+    # 4. dilations: accepted (a 0 too) and ignored by TF; kforge: true dilation, 0 rejected
+    base = call(f32, "NHWC", (1, 1))
+    r1 = run_tf(DWBPF_OP, base.inputs, base.attrs)
+    for dl in ([1, 2, 2, 1], [1, 0, 3, 1], [2, 1, 1, 5]):
+        r2 = run_tf(DWBPF_OP, base.inputs, dict(base.attrs, dilations=dl))
+        same = r1[0] == "ok" and r2[0] == "ok" and np.array_equal(r1[1][0], r2[1][0])
+        record(same, "TF 2.21: filter-gradient dilations=%s accepted and ignored by the CPU kernel" % dl,
+               str(r2[:3]))
+    c = call(f32, "NHWC", (1, 1), dil=(2, 2), h=9, w=8)
+    kf = kf_and_check(c, "kforge: filter-gradient dilations=2 compute true dilation (TF on the zero-dilated "
+                      "filter_sizes; tf-ignores.dwbpf-dilations)")
+    c2 = call(f32, "NHWC", (1, 1), h=9, w=8)
+    c2.inputs = dict(c.inputs)
+    r = run_tf(DWBPF_OP, c2.inputs, c2.attrs)
+    record(kf["rc"] == 0 and r[0] == "ok" and not np.allclose(f64(kf["outs"][0]), f64(r[1][0])),
+           "kforge: true dilation differs from TF's ignored-dilation filter gradient", str(r[:2]))
+    c = call(f32, "NHWC", (1, 1))
+    c.attrs["dilations"] = [1, 0, 1, 1]
+    kf = run_one(c, work)
+    record(kf["rc"] == 1 and kf["stderr"].strip() == "kforge: error: Dilation rate must be >= 1, but got 0",
+           "kforge: filter-gradient dilation 0 is rejected (kforge-validates.dwbpf-dilations)", kf["stderr"].strip())
+
+    # 5. nothing to sum: TF returns an uninitialised filter gradient, kforge zeros
+    for what, kw in (("batch 0", dict(n=0)), ("height 0", dict(h=0)), ("width 0", dict(w=0))):
+        c = call(f32, "NHWC", (1, 1), **kw)
+        r = run_tf(DWBPF_OP, c.inputs, c.attrs)
+        record(r[0] == "ok" and r[1][0].shape == (3, 3, 3, 2),
+               "TF 2.21: filter gradient with %s is accepted, output [3,3,3,2] (%s)"
+               % (what, "nonzero, uninitialised" if r[0] == "ok" and np.any(r[1][0]) else "zeros this time"),
+               str(r[:2]))
+        kf = run_one(c, work)
+        record(kf["rc"] == 0 and kf["outs"][0].shape == (3, 3, 3, 2) and not np.any(kf["outs"][0]),
+               "kforge: filter gradient with %s gives zeros (tf-uninitialised.dwbpf-empty-reduction)" % what,
+               kf["stderr"].strip())
+
+    # 6. a reduction of thousands of terms per tap, float and bfloat16
+    for T in (f32, BF16):
+        c = call(T, "NHWC", (1, 1), n=8, h=40, w=40, ch=16, m=1)
+        kf_and_check(c, "kforge: %s filter gradient over 8x40x40 positions agrees with TF" % NAME_OF[np.dtype(T)])
+
 
 # --------------------------------------------------------------------------
 # main
 # --------------------------------------------------------------------------
 
 def main():
-    global KFORGE, SEED, ARGS
+    global KFORGE, SEED, ARGS, KNOWN_DWBPF
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kforge", default="build/kforge")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--calls", type=int, default=2000)
+    ap.add_argument("--dwbpf-calls", type=int, default=600,
+                    help="calls of %s (indices %d...)" % (DWBPF_OP, DWBPF_BASE))
     ap.add_argument("--only", default=None, help="comma-separated call indices (no explicit checks)")
     ap.add_argument("--jobs", type=int, default=2, help="kforge processes at once")
     ap.add_argument("--chunk", type=int, default=32)
@@ -1481,14 +2038,31 @@ def main():
                                                      int.from_bytes(os.urandom(4), "little") & 0x7FFFFFFF)
     only = [int(s) for s in ARGS.only.split(",")] if ARGS.only else None
     print("tf-differential: seed %d (rerun: KFORGE_TF_SEED=%d bash tests/tf/run.sh), %s" %
-          (SEED, SEED, "calls %s" % only if only else "%d calls" % ARGS.calls))
+          (SEED, SEED, "calls %s" % only if only else "%d calls + %d of %s" % (ARGS.calls, ARGS.dwbpf_calls,
+                                                                               DWBPF_OP)))
     sys.stdout.flush()
     t0 = time.time()
     import_tf()
     print("tf-differential: TensorFlow %s (Eigen CPU kernels, oneDNN off, 1 thread), kforge %s; import %.1fs"
           % (tf.__version__, KFORGE, time.time() - t0))
     sys.stdout.flush()
-    indices = only if only is not None else list(range(ARGS.calls))
+    ops = kforge_ops(KFORGE)
+    KNOWN_DWBPF = DWBPF_OP in ops
+    KF_OUTPUT_NAMES.update({op: io[1] for op, io in ops.items()})
+    if KNOWN_DWBPF:
+        names_ok = ops[DWBPF_OP] == (INPUTS[DWBPF_OP], OUTPUTS[DWBPF_OP])
+        record(names_ok, "kforge's %s has TF's input and output names %s -> %s" % (
+            DWBPF_OP, INPUTS[DWBPF_OP], OUTPUTS[DWBPF_OP]), "kforge ops: %s -> %s" % ops[DWBPF_OP])
+    else:
+        print("tf-differential: %s is unknown to %s (kforge ops): its calls and explicit checks are skipped"
+              % (DWBPF_OP, KFORGE))
+    indices = only if only is not None else (list(range(ARGS.calls)) +
+                                             [DWBPF_BASE + j for j in range(ARGS.dwbpf_calls)])
+    if not KNOWN_DWBPF:
+        skipped = [i for i in indices if i >= DWBPF_BASE]
+        indices = [i for i in indices if i < DWBPF_BASE]
+        if skipped:
+            print("tf-differential: skipping %d calls of %s" % (len(skipped), DWBPF_OP))
     work = tempfile.mkdtemp(prefix="kforge-tf-")
     kinds = {}
     t1 = time.time()
