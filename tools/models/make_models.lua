@@ -1,17 +1,21 @@
 -- make_models.lua -- writes the hand-written model manifests
 -- (specs/models/resnet8_cifar.lua, kws_dscnn.lua): the batch-norm and
--- depthwise input-gradient calls of one training step of each model, from
--- its architecture. The MobileNetV2 manifests (and MobileNetV3-Small,
--- EfficientNet-B0) are traced from tf-keras by tools/keras-manifest.sh
--- instead (docs/models.md). Run from the repository root:
+-- depthwise input- and filter-gradient calls of one training step of each
+-- model, from its architecture. The MobileNetV2 manifests (and
+-- MobileNetV3-Small, EfficientNet-B0) are traced from tf-keras by
+-- tools/keras-manifest.sh instead (docs/models.md). Run from the
+-- repository root:
 --   lua5.4 tools/models/make_models.lua
 -- Deterministic; the manifests are checked in.
 package.path = "generator/?.lua;" .. package.path
 local spec = require "spec"
 local model = require "model"
 
+-- The families kforge knows (specs/families.lua): a depthwise layer gets its
+-- filter-gradient call only where the dwbpf family exists.
+local families = dofile("specs/families.lua")
 local specs = {}
-for _, f in ipairs({ "bngrad", "dwbpi" }) do specs[f] = assert(spec.load_op("specs", f)) end
+for _, f in ipairs(families) do specs[f] = assert(spec.load_op("specs", f)) end
 
 local function builder(name, summary, fmt)
   local m = { name = name, summary = summary, instances = {} }
@@ -25,16 +29,27 @@ local function builder(name, summary, fmt)
                  reserve_space_2 = { c }, reserve_space_3 = {} },
     }
   end
-  -- Depthwise kxk, stride s, TF SAME, multiplier 1: input [n,h,w,c].
+  -- Depthwise kxk, stride s, TF SAME, multiplier 1: input [n,h,w,c]. The
+  -- layer's two gradients: input (lname) and filter (lname .. "/filter"),
+  -- with the same attributes.
   function m.dw(lname, n, h, w, c, k, s)
     local oh, ow = (h + s - 1) // s, (w + s - 1) // s
+    local attrs = { T = "float", strides = last and ("1," .. s .. "," .. s .. ",1") or ("1,1," .. s .. "," .. s),
+                    padding = "SAME", explicit_paddings = "", data_format = fmt, dilations = "1,1,1,1" }
     m.instances[#m.instances + 1] = {
-      name = lname, op = "DepthwiseConv2dNativeBackpropInput",
-      attrs = { T = "float", strides = last and ("1," .. s .. "," .. s .. ",1") or ("1,1," .. s .. "," .. s),
-                padding = "SAME", explicit_paddings = "", data_format = fmt, dilations = "1,1,1,1" },
+      name = lname, op = "DepthwiseConv2dNativeBackpropInput", attrs = attrs,
       inputs = { input_sizes = { 4 }, filter = { k, k, c, 1 }, out_backprop = shape(n, oh, ow, c) },
       values = { input_sizes = shape(n, h, w, c) },
     }
+    if specs.dwbpf then
+      local fattrs = {}
+      for key, v in pairs(attrs) do fattrs[key] = v end
+      m.instances[#m.instances + 1] = {
+        name = lname .. "/filter", op = "DepthwiseConv2dNativeBackpropFilter", attrs = fattrs,
+        inputs = { input = shape(n, h, w, c), filter_sizes = { 4 }, out_backprop = shape(n, oh, ow, c) },
+        values = { filter_sizes = { k, k, c, 1 } },
+      }
+    end
     return oh, ow
   end
   return m
