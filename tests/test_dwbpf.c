@@ -40,7 +40,7 @@
 #define OP KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_FILTER
 
 static const kf_dtype dtypes[] = { KF_HALF, KF_BFLOAT16, KF_FLOAT, KF_DOUBLE };
-static const char *const tags[] = { "f16", "bf16", "f32", "f64" };
+static const char *generic_name(kf_dtype T);
 static const char *const pad_names[] = { "SAME", "VALID", "EXPLICIT" };
 
 static double tol(kf_dtype t) {
@@ -305,11 +305,11 @@ static void random_case(th_rng *r, kf_dtype T, bcase *d) {
 static void test_generic(void) {
   th_rng r[1];
   int t, i, valid = 0;
-  char gname[32];
+  const char *gname;
   for (t = 0; t < 4; t++) {
     kf_plan_options o;
     th_seed(r, 1234 + (uint64_t)t);
-    snprintf(gname, sizeof gname, "kfg_dwbpf_%s_generic__scalar", tags[t]);
+    gname = generic_name(dtypes[t]);
     for (i = 0; i < 160; i++) {
       bcase d;
       random_case(r, dtypes[t], &d);
@@ -347,25 +347,25 @@ typedef struct kconf {
   int nchw, kh, kw, sh, sw, dh, dw, dm;
 } kconf;
 
-/* Whether kernel i is a dwbpf kernel, and its configuration.
-   TODO(open-rt): kf_kernel_info_of(i, &info): info.family, info.generic,
-   info.key_value[] instead of the name and config text (the one place this
-   test reads them). */
+/* Whether kernel i is a dwbpf kernel, and its configuration: from its
+   metadata (kf_kernel_info_of), never from its name. */
 static int dwbpf_kernel(int i, kconf *k) {
-  const char *name = kf_kernel_name(i), *cfg = kf_kernel_config(i);
-  char t[8], lay[8];
-  int j;
+  kf_kernel_info info;
   memset(k, 0, sizeof *k);
-  if (strncmp(name, "kfg_dwbpf_", 10) != 0) return 0;
-  if (sscanf(cfg, "T=%7s layout=%7s", t, lay) != 2) return 0;
-  k->T = KF_DT_INVALID;
-  for (j = 0; j < 4; j++)
-    if (strcmp(t, tags[j]) == 0) k->T = dtypes[j];
+  if (kf_kernel_info_of(i, &info) != KF_OK || strcmp(info.family, "dwbpf") != 0) return 0;
+  k->T = th_key_dtype(&info);
   if (k->T == KF_DT_INVALID) return 0;
-  if (strcmp(lay, "any") == 0) return k->generic = 1;
-  k->nchw = strcmp(lay, "nchw") == 0;
-  return sscanf(cfg, "T=%*s layout=%*s filter=%dx%d strides=%dx%d dilations=%dx%d multiplier=%d", &k->kh, &k->kw,
-                &k->sh, &k->sw, &k->dh, &k->dw, &k->dm) == 7;
+  if (info.generic) return k->generic = 1;
+  k->nchw = th_key(&info, "layout") && strcmp(th_key(&info, "layout"), "nchw") == 0;
+  return th_key_int(&info, "kh", &k->kh) && th_key_int(&info, "kw", &k->kw) && th_key_int(&info, "sh", &k->sh) &&
+         th_key_int(&info, "sw", &k->sw) && th_key_int(&info, "dh", &k->dh) && th_key_int(&info, "dw", &k->dw) &&
+         th_key_int(&info, "dm", &k->dm);
+}
+
+/* The name of the family's generic kernel for T (from the metadata), to force it. */
+static const char *generic_name(kf_dtype T) {
+  int i = th_find_kernel("dwbpf", 1, 0, "T=%s", th_dtype_key(T));
+  return i >= 0 ? kf_kernel_name(i) : "no generic dwbpf kernel";
 }
 
 static void special_case(const kconf *k, int variant, th_rng *r, bcase *d) {
@@ -441,13 +441,13 @@ static void determinism_one(const bcase *d, const char *kernel) {
 
 static void test_determinism(void) {
   int t, i, nk = kf_kernel_count();
-  char gname[32];
+  const char *gname;
   for (t = 0; t < 4; t++) {
     bcase d;
     memset(&d, 0, sizeof d);
     d.T = dtypes[t], d.n = 3, d.h = 37, d.w = 41, d.c = 24, d.m = 2, d.kh = 3, d.kw = 3;
     d.sh = 1, d.sw = 2, d.dh = d.dw = 1, d.pad = KF_SAME;
-    snprintf(gname, sizeof gname, "kfg_dwbpf_%s_generic__scalar", tags[t]);
+    gname = generic_name(dtypes[t]);
     determinism_one(&d, gname);
     d.nchw = 1;
     determinism_one(&d, gname);
