@@ -15,9 +15,6 @@
 
 enum { BF_INPUT, BF_SIZES, BF_DY };
 
-static const char *const bf_format_names[] = { "NHWC", "NCHW", "NDHWC", "NCDHW" };
-static const char *const bf_padding_names[] = { "SAME", "VALID", "EXPLICIT" };
-
 #define I32_MAX ((int64_t)2147483647)
 
 static const kfi_conv_rules bf_rules = {
@@ -41,13 +38,7 @@ kf_status kfi_plan_dwbpf(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a, c
   kf_status st;
 
   /* Op-def constraints: attr values, then input dtypes. */
-  if ((st = kfi_check_attr_value(od, "T", kf_dtype_name(T), err)) != KF_OK) return st;
-  if ((unsigned)a->data_format >= 4)
-    return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.format", "Invalid data format");
-  if ((st = kfi_check_attr_value(od, "data_format", bf_format_names[a->data_format], err)) != KF_OK) return st;
-  if ((unsigned)a->padding >= 3)
-    return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.missing", "NodeDef missing attr 'padding' (SAME, VALID or EXPLICIT)");
-  if ((st = kfi_check_attr_value(od, "padding", bf_padding_names[a->padding], err)) != KF_OK) return st;
+  if ((st = kfi_conv2d_attr_values(od, a, T, err)) != KF_OK) return st;
   if ((st = kfi_check_dtype(xd, "input", T, KFG_RULE_DWBPF_INPUT_DTYPE, err)) != KF_OK) return st;
   if ((st = kfi_check_dtype(&in[BF_SIZES], "filter_sizes", KF_INT32, KFG_RULE_DWBPF_INPUT_DTYPE, err)) != KF_OK)
     return st;

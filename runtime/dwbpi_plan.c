@@ -39,13 +39,7 @@ kf_status kfi_plan_dwbpi(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a, c
   kf_status st;
 
   /* Op-def constraints: attr values, then input dtypes. */
-  if ((st = kfi_check_attr_value(od, "T", kf_dtype_name(T), err)) != KF_OK) return st;
-  if ((unsigned)a->data_format >= 4)
-    return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.format", "Invalid data format");
-  if ((st = kfi_check_attr_value(od, "data_format", kfg_enum_data_format[a->data_format], err)) != KF_OK) return st;
-  if ((unsigned)a->padding >= 3)
-    return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.missing", "NodeDef missing attr 'padding' (SAME, VALID or EXPLICIT)");
-  if ((st = kfi_check_attr_value(od, "padding", kfg_enum_padding[a->padding], err)) != KF_OK) return st;
+  if ((st = kfi_conv2d_attr_values(od, a, T, err)) != KF_OK) return st;
   if ((st = kfi_check_dtype(&in[DW_SIZES], "input_sizes", KF_INT32, KFG_RULE_DWBPI_INPUT_DTYPE, err)) != KF_OK) return st;
   if ((st = kfi_check_dtype(fd, "filter", T, KFG_RULE_DWBPI_INPUT_DTYPE, err)) != KF_OK) return st;
   if ((st = kfi_check_dtype(gd, "out_backprop", T, KFG_RULE_DWBPI_INPUT_DTYPE, err)) != KF_OK) return st;

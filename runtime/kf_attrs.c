@@ -175,7 +175,3 @@ void kf_attrs_init(kf_op op, kf_attrs *a) {
     }
   }
 }
-
-const char *kfi_enum_name(const char *const *names, int num_names, int v) {
-  return v >= 0 && v < num_names ? names[v] : "";
-}

@@ -4,6 +4,17 @@
 */
 #include "kfi_conv.h"
 
+kf_status kfi_conv2d_attr_values(const kfi_op_def *od, const kf_attrs *a, kf_dtype T, kf_error *err) {
+  kf_status st;
+  if ((st = kfi_check_attr_value(od, "T", kf_dtype_name(T), err)) != KF_OK) return st;
+  if ((unsigned)a->data_format >= KF_FORMAT_INVALID)
+    return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.format", "Invalid data format");
+  if ((st = kfi_check_attr_value(od, "data_format", kfg_enum_data_format[a->data_format], err)) != KF_OK) return st;
+  if ((unsigned)a->padding >= KF_PADDING_INVALID)
+    return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.missing", "NodeDef missing attr 'padding' (SAME, VALID or EXPLICIT)");
+  return kfi_check_attr_value(od, "padding", kfg_enum_padding[a->padding], err);
+}
+
 kf_status kfi_conv2d_attrs(const kf_attrs *a, const kfi_conv_rules *r, kfi_conv2d *g, kf_error *err) {
   const int nhwc = a->data_format == KF_NHWC;
   int i;

@@ -26,15 +26,12 @@ const char *kf_op_family(kf_op op) {
    "*" for a wildcard, the number for a value no axis lists. */
 static void fill_key(int family, const int32_t *key, kf_kernel_info *info) {
   const kfi_family_def *f = &kfg_families[family];
-  int i, j;
+  int i;
   info->family = f->name;
   info->num_keys = f->num_axes < KF_MAX_KEY ? f->num_axes : KF_MAX_KEY;
   for (i = 0; i < info->num_keys; i++) {
-    const char *tag = NULL;
+    const char *tag = key[i] == KFI_ANY ? "*" : kfi_axis_tag(&f->axes[i], key[i]);
     info->key_name[i] = f->axes[i].name;
-    for (j = 0; j < f->axes[i].num_values; j++)
-      if (f->axes[i].values[j].c == key[i]) tag = f->axes[i].values[j].tag;
-    if (key[i] == KFI_ANY) tag = "*";
     if (tag)
       kfi_format(info->key_value[i], sizeof info->key_value[i], "%s", tag);
     else
@@ -56,18 +53,13 @@ kf_status kf_kernel_info_of(int i, kf_kernel_info *info) {
   return KF_OK;
 }
 
-static const kfi_plan *info_plan(const kf_plan *plan) {
-  const kfi_plan *p = plan ? (const kfi_plan *)(const void *)plan->u.bytes : NULL;
-  return p && p->magic == KFI_PLAN_MAGIC ? p : NULL;
-}
-
 int kf_plan_kernel_index(const kf_plan *plan) {
-  const kfi_plan *p = info_plan(plan);
+  const kfi_plan *p = kfi_plan_of(plan);
   return p && p->kernel ? (int)(p->kernel - kfg_registry) : -1;
 }
 
 kf_status kf_plan_key(const kf_plan *plan, kf_kernel_info *key) {
-  const kfi_plan *p = info_plan(plan);
+  const kfi_plan *p = kfi_plan_of(plan);
   if (!key) return KF_INVALID_ARGUMENT;
   memset(key, 0, sizeof *key);
   if (!p || !p->kernel) return KF_INVALID_ARGUMENT;

@@ -69,28 +69,28 @@ kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_te
   return st;
 }
 
-static const kfi_plan *valid(const kf_plan *plan) {
+const kfi_plan *kfi_plan_of(const kf_plan *plan) {
   const kfi_plan *p = plan ? (const kfi_plan *)(const void *)plan->u.bytes : NULL;
   return p && p->magic == KFI_PLAN_MAGIC ? p : NULL;
 }
 
 int kf_plan_num_outputs(const kf_plan *plan) {
-  const kfi_plan *p = valid(plan);
+  const kfi_plan *p = kfi_plan_of(plan);
   return p ? p->num_outputs : 0;
 }
 
 const kf_tensor_desc *kf_plan_output_desc(const kf_plan *plan, int i) {
-  const kfi_plan *p = valid(plan);
+  const kfi_plan *p = kfi_plan_of(plan);
   return p && i >= 0 && i < p->num_outputs ? &p->outputs[i] : NULL;
 }
 
 size_t kf_plan_scratch_bytes(const kf_plan *plan) {
-  const kfi_plan *p = valid(plan);
+  const kfi_plan *p = kfi_plan_of(plan);
   return p ? p->scratch_bytes : 0;
 }
 
 const char *kf_plan_kernel_name(const kf_plan *plan) {
-  const kfi_plan *p = valid(plan);
+  const kfi_plan *p = kfi_plan_of(plan);
   if (!p) return NULL;
   return p->kernel ? p->kernel->name : "none (empty output)";
 }
@@ -102,7 +102,7 @@ static kfi_dummy dummy_out[KFI_MAX_OUTPUTS];
 
 kf_status kf_execute(const kf_plan *plan, const void *const *inputs, void *const *outputs, void *scratch,
                      size_t scratch_bytes, kf_error *err) {
-  const kfi_plan *p = valid(plan);
+  const kfi_plan *p = kfi_plan_of(plan);
   const kfi_op_def *od;
   const void *in[KFI_MAX_INPUTS];
   void *out[KFI_MAX_OUTPUTS];

@@ -15,16 +15,21 @@ static int key_matches(const kfi_kernel *k, const int32_t *key, int len) {
   return 1;
 }
 
+const char *kfi_axis_tag(const kfi_axis_def *axis, int32_t v) {
+  int j;
+  for (j = 0; j < axis->num_values; j++)
+    if (axis->values[j].c == v) return axis->values[j].tag;
+  return NULL;
+}
+
 void kfi_key_str(int family, const int32_t *key, char *buf, size_t n) {
   const kfi_family_def *f = &kfg_families[family];
   size_t k = 0;
-  int i, j;
+  int i;
   buf[0] = 0;
   for (i = 0; i < f->num_axes && k < n; i++) {
-    const char *tag = NULL;
+    const char *tag = kfi_axis_tag(&f->axes[i], key[i]);
     int w;
-    for (j = 0; j < f->axes[i].num_values; j++)
-      if (f->axes[i].values[j].c == key[i]) tag = f->axes[i].values[j].tag;
     w = tag ? kfi_format(buf + k, n - k, "%s%s=%s", i ? " " : "", f->axes[i].name, tag)
             : kfi_format(buf + k, n - k, "%s%s=%ld", i ? " " : "", f->axes[i].name, (long)key[i]);
     if (w < 0) break;

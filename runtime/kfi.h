@@ -155,11 +155,13 @@ kf_status kfi_check_isa_env(kf_error *err);
    p->key, p->kernel and p->scratch_bytes (the kernel's scratch query on
    p->args); on failure returns the error with p->kernel NULL. */
 kf_status kfi_select(kfi_plan *p, int family, const int32_t *key, const kf_plan_options *opt, kf_error *err);
+/* The tag of an axis value ("f32", "nhwc", "3"), NULL when the axis lists none. */
+const char *kfi_axis_tag(const kfi_axis_def *axis, int32_t v);
+/* The plan inside a kf_plan, or NULL unless a successful kf_plan_op made it. */
+const kfi_plan *kfi_plan_of(const kf_plan *plan);
 /* "T=f16 layout=nchw mode=infer": a key in words, for messages. */
 void kfi_key_str(int family, const int32_t *key, char *buf, size_t n);
 
-/* The name of an enum attr's value ("NHWC"), or "" when out of range. */
-const char *kfi_enum_name(const char *const *names, int num_names, int v);
 
 /* The generated declarations of every family's planner and executor. */
 #include "kfg_planners.h"

@@ -24,6 +24,11 @@ typedef struct kfi_conv2d {
   int64_t pt, pb, pl, pr;        /* explicit paddings (EXPLICIT), else 0 */
 } kfi_conv2d;
 
+/* The op-def checks of a 2-D convolution's attrs, in TF's order: T, then
+   data_format and padding against the op's allowed values (padding unset:
+   TF's missing-attr error). */
+kf_status kfi_conv2d_attr_values(const kfi_op_def *od, const kf_attrs *a, kf_dtype T, kf_error *err);
+
 /* Strides (4 values, 1 in batch and depth), dilations (likewise: kforge
    applies them), explicit paddings (8 values >= 0, none in batch and
    depth, and only with EXPLICIT): TF's construction-time checks in TF's

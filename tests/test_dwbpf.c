@@ -158,9 +158,9 @@ static void sizes_desc(kf_tensor_desc *t, const int64_t *v, int n) {
 /* Reference conf and descriptors; 0 if the output size would be negative. */
 static int make_descs(const bcase *d, ref_dwbpf_conf *rc, kf_tensor_desc in[3]) {
   int64_t oh, ow, pt, pl, fs[4];
-  int pad = d->pad == KF_SAME ? REF_BF_SAME : d->pad == KF_VALID ? REF_BF_VALID : REF_BF_EXPLICIT;
-  if (!ref_dwbpf_window(d->h, d->kh, d->dh, d->sh, pad, d->ep[0], d->ep[1], &oh, &pt)) return 0;
-  if (!ref_dwbpf_window(d->w, d->kw, d->dw, d->sw, pad, d->ep[2], d->ep[3], &ow, &pl)) return 0;
+  int pad = d->pad == KF_SAME ? REF_SAME : d->pad == KF_VALID ? REF_VALID : REF_EXPLICIT;
+  if (!ref_dwbpi_window(d->h, d->kh, d->dh, d->sh, pad, d->ep[0], d->ep[1], &oh, &pt)) return 0;
+  if (!ref_dwbpi_window(d->w, d->kw, d->dw, d->sw, pad, d->ep[2], d->ep[3], &ow, &pl)) return 0;
   memset(rc, 0, sizeof *rc);
   rc->nchw = d->nchw;
   rc->n = d->n, rc->h = d->h, rc->w = d->w, rc->c = d->c, rc->m = d->m;

@@ -10,26 +10,6 @@
 
 #include "dwbpf_ref.h"
 
-int ref_dwbpf_window(int64_t in, int64_t k, int64_t d, int64_t s, int padding, int64_t pb, int64_t pa, int64_t *out,
-                     int64_t *pad_before) {
-  int64_t eff, o;
-  if (s <= 0 || d < 1) return 0;
-  eff = (k - 1) * d + 1;
-  if (padding == REF_BF_SAME) {
-    int64_t need;
-    o = (in + s - 1) / s;
-    need = (o - 1) * s + eff - in;
-    if (need < 0) need = 0;
-    *pad_before = need / 2;
-  } else {
-    if (padding == REF_BF_VALID) pb = pa = 0;
-    o = (in + pb + pa - eff + s) / s; /* truncating division, as C++ */
-    *pad_before = pb;
-  }
-  *out = o;
-  return o >= 0;
-}
-
 void ref_dwbpf(const ref_dwbpf_conf *cf, const double *x, const double *dy, double *dwf, double *l1) {
   const int64_t cm = cf->c * cf->m, ne = cf->kh * cf->kw * cm;
   int64_t b, oy, ox, ch, k, fy, fx;

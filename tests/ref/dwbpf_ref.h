@@ -12,12 +12,9 @@ typedef struct ref_dwbpf_conf {
   int64_t n, h, w, c, m, oh, ow, kh, kw, sh, sw, dh, dw, pad_top, pad_left;
 } ref_dwbpf_conf;
 
-enum { REF_BF_SAME, REF_BF_VALID, REF_BF_EXPLICIT };
-
-/* Output size and padding before, TF's arithmetic with true dilation.
-   Returns 0 if the output size is negative. */
-int ref_dwbpf_window(int64_t in, int64_t k, int64_t d, int64_t s, int padding, int64_t pb, int64_t pa, int64_t *out,
-                     int64_t *pad_before);
+/* The window arithmetic (output size, padding before) is the depthwise
+   input gradient's reference's: ref_dwbpi_window in dwbpi_ref.h. */
+#include "dwbpi_ref.h"
 
 /* dwf [kh, kw, c, m] = sum of x * dy; l1 (may be NULL) gets the sum of the
    terms' magnitudes per element (the scale of a reduction's rounding error). */

@@ -11,7 +11,7 @@
 #include "dwbpi_ref.h"
 #include "dwbpf_ref.h"
 
-static int64_t count(const kf_tensor_desc *d) {
+int64_t ref_count(const kf_tensor_desc *d) {
   int64_t n = 1;
   int i;
   for (i = 0; i < d->rank; i++) n *= d->dims[i];
@@ -19,7 +19,7 @@ static int64_t count(const kf_tensor_desc *d) {
 }
 
 /* A tensor's values as doubles (malloc'ed; free()). */
-static double *to_double(const void *p, kf_dtype t, int64_t n) {
+double *ref_to_double(const void *p, kf_dtype t, int64_t n) {
   double *d = malloc((size_t)(n > 0 ? n : 1) * sizeof *d);
   int64_t i;
   for (i = 0; d && i < n; i++)
@@ -51,7 +51,7 @@ static int bngrad(const ref_call *c, double *const *want, double *tol) {
   if (c->num_outputs < 3) return 0;
   for (i = last ? 1 : 2; i < (last ? x->rank - 1 : x->rank); i++) s *= x->dims[i];
   for (j = 0; j < 5; j++) {
-    v[j] = to_double(c->data[j], c->in[j].dtype, count(&c->in[j]));
+    v[j] = ref_to_double(c->data[j], c->in[j].dtype, ref_count(&c->in[j]));
     ok &= v[j] != NULL;
   }
   if (ok) ref_bngrad(last, a->is_training, n, ch, s, a->epsilon, v[0], v[1], v[2], v[3], v[4], want[0], want[1], want[2]);
@@ -82,8 +82,8 @@ static int dwbpi(const ref_call *c, double *const *want, double *tol) {
       !ref_dwbpi_window(cf.w, cf.kw, cf.dw, cf.sw, (int)a->padding, a->explicit_paddings[2 * wi],
                         a->explicit_paddings[2 * wi + 1], &cf.ow, &cf.pad_left))
     return 0;
-  fd = to_double(c->data[1], f->dtype, count(f));
-  gd = to_double(c->data[2], g->dtype, count(g));
+  fd = ref_to_double(c->data[1], f->dtype, ref_count(f));
+  gd = ref_to_double(c->data[2], g->dtype, ref_count(g));
   if (fd && gd) ref_dwbpi(&cf, fd, gd, want[0]);
   free(fd);
   free(gd);
@@ -107,13 +107,13 @@ static int dwbpf(const ref_call *c, double *const *want, double *tol) {
   cf.kh = fs[0]; cf.kw = fs[1]; cf.m = fs[3];
   cf.sh = a->strides[hi]; cf.sw = a->strides[wi];
   cf.dh = a->num_dilations == 4 ? a->dilations[hi] : 1; cf.dw = a->num_dilations == 4 ? a->dilations[wi] : 1;
-  if (!ref_dwbpf_window(cf.h, cf.kh, cf.dh, cf.sh, (int)a->padding, a->explicit_paddings[2 * hi],
+  if (!ref_dwbpi_window(cf.h, cf.kh, cf.dh, cf.sh, (int)a->padding, a->explicit_paddings[2 * hi],
                         a->explicit_paddings[2 * hi + 1], &cf.oh, &cf.pad_top) ||
-      !ref_dwbpf_window(cf.w, cf.kw, cf.dw, cf.sw, (int)a->padding, a->explicit_paddings[2 * wi],
+      !ref_dwbpi_window(cf.w, cf.kw, cf.dw, cf.sw, (int)a->padding, a->explicit_paddings[2 * wi],
                         a->explicit_paddings[2 * wi + 1], &cf.ow, &cf.pad_left))
     return 0;
-  xd = to_double(c->data[0], x->dtype, count(x));
-  gd = to_double(c->data[2], g->dtype, count(g));
+  xd = ref_to_double(c->data[0], x->dtype, ref_count(x));
+  gd = ref_to_double(c->data[2], g->dtype, ref_count(g));
   if (xd && gd) ref_dwbpf(&cf, xd, gd, want[0], NULL);
   free(xd);
   free(gd);

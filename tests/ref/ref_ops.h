@@ -27,4 +27,8 @@ typedef struct ref_call {
    j relative to max |want[j]|. Returns 1, or 0 when the op has no reference. */
 int ref_op(const ref_call *c, double *const *want, double *tol);
 
+/* A tensor's element count, and its values as doubles (malloc'ed; free()). */
+int64_t ref_count(const kf_tensor_desc *d);
+double *ref_to_double(const void *p, kf_dtype t, int64_t n);
+
 #endif

@@ -27,30 +27,9 @@ static void check(int ok, const char *fmt, const char *a, const char *b, int i) 
   putchar('\n');
 }
 
-static double *to_double(const void *p, kf_dtype t, int64_t n) {
-  double *d = malloc((size_t)(n > 0 ? n : 1) * sizeof *d);
-  int64_t i;
-  for (i = 0; i < n; i++)
-    switch (t) {
-      case KF_HALF: d[i] = kf_half_to_float(((const uint16_t *)p)[i]); break;
-      case KF_BFLOAT16: d[i] = kf_bfloat16_to_float(((const uint16_t *)p)[i]); break;
-      case KF_FLOAT: d[i] = ((const float *)p)[i]; break;
-      case KF_DOUBLE: d[i] = ((const double *)p)[i]; break;
-      default: d[i] = 0; break;
-    }
-  return d;
-}
-
-static int64_t count(const kf_tensor_desc *d) {
-  int64_t n = 1;
-  int i;
-  for (i = 0; i < d->rank; i++) n *= d->dims[i];
-  return n;
-}
-
 /* max |got - want| / max |want| */
 static double rel(const void *got, kf_dtype t, const double *want, int64_t n) {
-  double *g = to_double(got, t, n), mx = 1e-6, e = 0;
+  double *g = ref_to_double(got, t, n), mx = 1e-6, e = 0;
   int64_t i;
   for (i = 0; i < n; i++) if (fabs(want[i]) > mx) mx = fabs(want[i]);
   for (i = 0; i < n; i++) if (!(fabs(g[i] - want[i]) <= e)) e = fabs(g[i] - want[i]);
@@ -73,12 +52,12 @@ static double against_reference(const kfm_run *r) {
   c.num_outputs = r->num_outputs;
   c.out = r->out_desc;
   for (j = 0; j < r->num_outputs; j++) {
-    int64_t n = count(r->out_desc[j]);
+    int64_t n = ref_count(r->out_desc[j]);
     want[j] = malloc((size_t)(n > 0 ? n : 1) * sizeof *want[j]);
   }
   ok = ref_op(&c, want, tol);
   for (j = 0; ok && j < r->num_outputs; j++) {
-    int64_t n = count(r->out_desc[j]);
+    int64_t n = ref_count(r->out_desc[j]);
     if (n > 0 && tol[j] > 0) e = fmax(e, rel(r->out[j], r->out_desc[j]->dtype, want[j], n) / tol[j]);
     else if (n > 0 && tol[j] <= 0) e = fmax(e, 1e9); /* an output the reference does not cover */
   }
