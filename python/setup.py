@@ -1,0 +1,125 @@
+"""Builds kforge's C library into the package (kforge/_lib/libkforge.so).
+
+The sources are the checkout's runtime/ and generated/ (the default kernel
+set, as listed by generated/sources.ninja) plus python/src/ (the thread
+pool), compiled with the machine's compiler (CC, else cc) in parallel into
+python/build/native/, where later builds reuse every object whose source and
+headers did not change. Only kforge.h's kf_* and the pool's kfpy_* symbols
+are exported. No Lua and no download: generated/ is checked in.
+"""
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+from setuptools.dist import Distribution
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+CFLAGS = ["-std=c11", "-D_POSIX_C_SOURCE=200809L", "-O2", "-fPIC", "-ffp-contract=off",
+          "-Wall", "-Wextra", "-Werror", "-I" + str(ROOT / "runtime"), "-I" + str(ROOT / "generated"),
+          "-I" + str(HERE / "src")]
+HEADERS = [ROOT / "runtime" / "kforge.h", ROOT / "generated" / "kforge_ops.h", HERE / "src" / "kfpy_pool.h"]
+
+
+def sources():
+    """The C files of libkforge.a (the cc edges of generated/sources.ninja), then the pool."""
+    ninja = ROOT / "generated" / "sources.ninja"
+    if not ninja.exists():
+        sys.exit("kforge: %s is missing: build from a kforge checkout (pip install ./python)" % ninja)
+    out = []
+    for line in ninja.read_text().splitlines():
+        m = re.match(r"build \S+\.o: cc (\S+)$", line)
+        if m:
+            out.append(ROOT / m.group(1).replace("$gen", "generated"))
+    out += sorted((HERE / "src").glob("*.c"))
+    return out
+
+
+def up_to_date(obj, dep):
+    """True when obj is newer than its source and every header it read (its -MMD file)."""
+    if not obj.exists() or not dep.exists():
+        return False
+    t = obj.stat().st_mtime
+    text = dep.read_text().replace("\\\n", " ")
+    for path in text.split(":", 1)[1].split():
+        try:
+            if os.stat(path).st_mtime > t:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def build_library(dest):
+    cc = shlex.split(os.environ.get("CC") or "cc")
+    extra = shlex.split(os.environ.get("CFLAGS", ""))
+    flags = CFLAGS + extra
+    key = hashlib.sha256(repr((cc, flags)).encode()).hexdigest()[:12]
+    objdir = HERE / "build" / "native" / key
+    jobs = []
+    for src in sources():
+        rel = src.relative_to(ROOT)
+        obj = objdir / rel.with_suffix(".o")
+        jobs.append((src, obj, obj.with_suffix(".d")))
+
+    def compile_one(job):
+        src, obj, dep = job
+        if up_to_date(obj, dep):
+            return None
+        obj.parent.mkdir(parents=True, exist_ok=True)
+        cmd = cc + flags + ["-MMD", "-MF", str(dep), "-c", str(src), "-o", str(obj)]
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        return None if r.returncode == 0 else "%s\n%s" % (" ".join(cmd), r.stdout)
+
+    n = int(os.environ.get("KFORGE_BUILD_JOBS") or os.cpu_count() or 1)
+    todo = sum(not up_to_date(o, d) for _, o, d in jobs)
+    print("kforge: compiling %d of %d C files with %s (%d jobs)" % (todo, len(jobs), " ".join(cc), n),
+          flush=True)
+    with ThreadPoolExecutor(max_workers=n) as ex:
+        errors = [e for e in ex.map(compile_one, jobs) if e]
+    if errors:
+        sys.exit("kforge: compilation failed:\n" + errors[0])
+    vers = objdir / "exports.map"
+    vers.write_text("{ global: kf_*; kfpy_*; local: *; };\n")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_suffix(".so.tmp")
+    cmd = cc + ["-shared", "-o", str(tmp)] + [str(o) for _, o, _ in jobs] + [
+        "-Wl,--version-script=" + str(vers), "-lpthread", "-lm"] + shlex.split(os.environ.get("LDFLAGS", ""))
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        sys.exit("kforge: linking failed:\n%s\n%s" % (" ".join(cmd[:3]), r.stdout))
+    os.replace(tmp, dest)
+    inc = dest.parent / "include"
+    inc.mkdir(exist_ok=True)
+    for h in HEADERS:
+        shutil.copyfile(h, inc / h.name)
+
+
+class BuildPyWithLibrary(build_py):
+    """build_py that also builds the C library and copies the generated Python modules."""
+
+    def run(self):
+        super().run()
+        pkg = Path(self.build_lib) / "kforge"
+        for f in sorted((ROOT / "generated" / "python").glob("*.py")):
+            shutil.copyfile(f, pkg / f.name)
+        build_library(pkg / "_lib" / "libkforge.so")
+
+
+class BinaryDistribution(Distribution):
+    """The wheel holds a native library: platform-specific, not pure Python."""
+
+    def has_ext_modules(self):
+        return True
+
+
+setup(cmdclass={"build_py": BuildPyWithLibrary}, distclass=BinaryDistribution)
