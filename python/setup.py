@@ -25,8 +25,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 CFLAGS = ["-std=c11", "-D_POSIX_C_SOURCE=200809L", "-O2", "-fPIC", "-ffp-contract=off",
-          "-Wall", "-Wextra", "-Werror", "-I" + str(ROOT / "runtime"), "-I" + str(ROOT / "generated"),
-          "-I" + str(HERE / "src")]
+          "-Wall", "-Wextra", "-Werror", "-Iruntime", "-Igenerated", "-Ipython/src"]
+# Compiled from ROOT with relative paths: objects and the cache key do not
+# depend on where the checkout is.
 HEADERS = [ROOT / "runtime" / "kforge.h", ROOT / "generated" / "kforge_ops.h", HERE / "src" / "kfpy_pool.h"]
 
 
@@ -39,8 +40,8 @@ def sources():
     for line in ninja.read_text().splitlines():
         m = re.match(r"build \S+\.o: cc (\S+)$", line)
         if m:
-            out.append(ROOT / m.group(1).replace("$gen", "generated"))
-    out += sorted((HERE / "src").glob("*.c"))
+            out.append(m.group(1).replace("$gen", "generated"))
+    out += sorted(str(p.relative_to(ROOT)) for p in (HERE / "src").glob("*.c"))
     return out
 
 
@@ -52,7 +53,7 @@ def up_to_date(obj, dep):
     text = dep.read_text().replace("\\\n", " ")
     for path in text.split(":", 1)[1].split():
         try:
-            if os.stat(path).st_mtime > t:
+            if os.stat(ROOT / path).st_mtime > t:
                 return False
         except OSError:
             return False
@@ -67,8 +68,7 @@ def build_library(dest):
     objdir = HERE / "build" / "native" / key
     jobs = []
     for src in sources():
-        rel = src.relative_to(ROOT)
-        obj = objdir / rel.with_suffix(".o")
+        obj = objdir / Path(src).with_suffix(".o")
         jobs.append((src, obj, obj.with_suffix(".d")))
 
     def compile_one(job):
@@ -76,8 +76,8 @@ def build_library(dest):
         if up_to_date(obj, dep):
             return None
         obj.parent.mkdir(parents=True, exist_ok=True)
-        cmd = cc + flags + ["-MMD", "-MF", str(dep), "-c", str(src), "-o", str(obj)]
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cmd = cc + flags + ["-MMD", "-MF", str(dep), "-c", src, "-o", str(obj)]
+        r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         return None if r.returncode == 0 else "%s\n%s" % (" ".join(cmd), r.stdout)
 
     n = int(os.environ.get("KFORGE_BUILD_JOBS") or os.cpu_count() or 1)

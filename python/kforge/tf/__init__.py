@@ -1,0 +1,1 @@
+"""kforge inside TensorFlow (custom ops and Keras integration)."""
