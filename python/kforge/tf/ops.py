@@ -59,7 +59,13 @@ def _sizes_static_shape(out, sizes_index):
     """TF's MakeShapeFromShapeTensor(sizes) then WithRank(4)."""
     if not _graph_mode(out):
         return
-    shape = tensor_util.constant_value_as_shape(out.op.inputs[sizes_index]).with_rank(4)
+    sizes = out.op.inputs[sizes_index]
+    value = tf.get_static_value(sizes)
+    if value is not None:
+        for v in value.reshape(-1):
+            if v < -1:  # TF's MakeShapeFromShapeTensor: -1 means unknown, less is an error
+                raise ValueError("Invalid value in tensor used for shape: %d" % v)
+    shape = tensor_util.constant_value_as_shape(sizes).with_rank(4)
     out.set_shape(shape)
 
 
