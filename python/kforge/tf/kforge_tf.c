@@ -1,0 +1,695 @@
+/*
+** kforge_tf.c -- kforge's kernels as TensorFlow custom ops (CPU).
+**
+** Registers KforgeFusedBatchNormGrad{,V2,V3},
+** KforgeDepthwiseConv2dNativeBackpropInput and
+** KforgeDepthwiseConv2dNativeBackpropFilter with TF's signatures (input and
+** output names and order, attrs with TF's types, defaults and allowed
+** values) through TF's C op and kernel API (tensorflow/c/ops.h,
+** tensorflow/c/kernels.h), from a constructor that runs when
+** tf.load_op_library loads this library. Built by kforge/tf/_build.py.
+**
+** Kernels: attrs are read once, at kernel construction, into a kf_attrs;
+** each kernel instance keeps a small cache of plans keyed by the call's
+** shape signature (dtypes, dims, and the values of input_sizes /
+** filter_sizes), so a call with a shape seen before skips kf_plan_op.
+** Outputs are TF_AllocateOutput'ed and kf_execute runs directly on TF's
+** buffers; scratch comes from TF_AllocateTemp.
+**
+** Threads: TF's C kernel API does not expose the intra-op thread pool to
+** kernels (tensorflow/c/kernels.h has no thread-pool or parallel-for entry
+** point), so kernels run on kforge's pool (kfpy_pool), created on first use
+** with kforge_tf_set_threads()'s count (kforge.tf.load() passes TF's
+** intra-op setting), else $KFORGE_TF_THREADS, else the number of online
+** CPUs (TF's default for intra-op 0).
+*/
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* tensorflow/c/ops.h uses these four names without declaring them (it is
+   valid C++ only); declaring them first makes it valid C11. */
+typedef struct TF_OpDefinitionBuilder TF_OpDefinitionBuilder;
+typedef struct TF_ShapeInferenceContext TF_ShapeInferenceContext;
+typedef struct TF_DimensionHandle TF_DimensionHandle;
+typedef struct TF_ShapeHandle TF_ShapeHandle;
+
+#include "tensorflow/c/kernels.h"
+#include "tensorflow/c/ops.h"
+#include "tensorflow/c/tf_status.h"
+#include "tensorflow/c/tf_tensor.h"
+
+#include "kforge.h"
+#include "kfpy_pool.h"
+
+#define KFT_EXPORT __attribute__((visibility("default")))
+
+/* ------------------------------------------------------------------ threads */
+
+static pthread_mutex_t g_pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static int g_pool_requested = 0; /* kforge_tf_set_threads; 0 = not set */
+static int g_pool_made = 0;
+static kfpy_pool *g_pool = NULL; /* NULL with g_pool_made: run on the calling thread */
+static int g_pool_threads = 1;
+
+static int default_threads(void) {
+  const char *e = getenv("KFORGE_TF_THREADS");
+  long n;
+  if (e && *e) {
+    char *end;
+    n = strtol(e, &end, 10);
+    if (*end == 0 && n > 0 && n <= 4096) return (int)n;
+  }
+  n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 && n <= 4096 ? (int)n : 1;
+}
+
+/* The kf_threads plans run on (NULL: the calling thread); made once. */
+static const kf_threads *pool_threads(void) {
+  const kf_threads *t;
+  pthread_mutex_lock(&g_pool_mu);
+  if (!g_pool_made) {
+    int n = g_pool_requested > 0 ? g_pool_requested : default_threads();
+    g_pool = n > 1 ? kfpy_pool_create(n) : NULL;
+    g_pool_threads = g_pool ? kfpy_pool_num_threads(g_pool) : 1;
+    g_pool_made = 1;
+  }
+  t = g_pool ? kfpy_pool_threads(g_pool) : NULL;
+  pthread_mutex_unlock(&g_pool_mu);
+  return t;
+}
+
+/* Sets the pool's thread count (n < 1: all online CPUs). Takes effect only
+   before the first kernel runs (plans keep the pool): returns the count in
+   effect from then on, or -1 when the pool already exists with another one. */
+KFT_EXPORT int kforge_tf_set_threads(int n) {
+  int r;
+  pthread_mutex_lock(&g_pool_mu);
+  if (n < 1) {
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    n = c > 0 && c <= 4096 ? (int)c : 1;
+  }
+  if (!g_pool_made) {
+    g_pool_requested = n;
+    r = n;
+  } else {
+    r = n == g_pool_threads ? n : -1;
+  }
+  pthread_mutex_unlock(&g_pool_mu);
+  return r;
+}
+
+/* The pool's thread count (it is created here if it was not yet). */
+KFT_EXPORT int kforge_tf_num_threads(void) {
+  int n;
+  (void)pool_threads();
+  pthread_mutex_lock(&g_pool_mu);
+  n = g_pool_threads;
+  pthread_mutex_unlock(&g_pool_mu);
+  return n;
+}
+
+/* Plans made (cache misses) and calls served from the cache, all kernels:
+   for tests of plan reuse. */
+static pthread_mutex_t g_stats_mu = PTHREAD_MUTEX_INITIALIZER;
+static long long g_plans_made = 0, g_plans_reused = 0;
+
+KFT_EXPORT void kforge_tf_plan_stats(long long *made, long long *reused) {
+  pthread_mutex_lock(&g_stats_mu);
+  if (made) *made = g_plans_made;
+  if (reused) *reused = g_plans_reused;
+  pthread_mutex_unlock(&g_stats_mu);
+}
+
+/* ------------------------------------------------------------------ dtypes */
+
+static kf_dtype kf_of_tf(TF_DataType t) {
+  switch (t) {
+    case TF_HALF: return KF_HALF;
+    case TF_BFLOAT16: return KF_BFLOAT16;
+    case TF_FLOAT: return KF_FLOAT;
+    case TF_DOUBLE: return KF_DOUBLE;
+    case TF_INT32: return KF_INT32;
+    default: return KF_DT_INVALID;
+  }
+}
+
+static TF_DataType tf_of_kf(kf_dtype t) {
+  switch (t) {
+    case KF_HALF: return TF_HALF;
+    case KF_BFLOAT16: return TF_BFLOAT16;
+    case KF_FLOAT: return TF_FLOAT;
+    case KF_DOUBLE: return TF_DOUBLE;
+    case KF_INT32: return TF_INT32;
+    default: return TF_FLOAT;
+  }
+}
+
+static TF_Code tf_code_of(kf_status s) {
+  switch (s) {
+    case KF_OK: return TF_OK;
+    case KF_INVALID_ARGUMENT: return TF_INVALID_ARGUMENT;
+    case KF_TOO_LARGE: return TF_INVALID_ARGUMENT;
+    case KF_UNIMPLEMENTED: return TF_UNIMPLEMENTED;
+    default: return TF_INTERNAL;
+  }
+}
+
+/* kforge's message with its rule id: "... [rule bngrad.same_shape]". */
+static void set_kf_error(TF_Status *st, kf_status s, const kf_error *err) {
+  char msg[400];
+  if (err->rule && err->rule[0])
+    snprintf(msg, sizeof msg, "%s [rule %s]", err->message, err->rule);
+  else
+    snprintf(msg, sizeof msg, "%s", err->message);
+  TF_SetStatus(st, tf_code_of(s), msg);
+}
+
+/* ------------------------------------------------------------------ ops */
+
+typedef struct op_info {
+  const char *tf_name;       /* the op TF defines */
+  const char *kforge_name;   /* the op registered here */
+  kf_op op;
+  int sizes_input;           /* the int32 input read at plan time, or -1 */
+  const char *const *types;  /* the T values registered */
+  int num_types;
+} op_info;
+
+static const char *const t_float[] = { "float" };
+static const char *const t_bn[] = { "half", "bfloat16", "float" };
+static const char *const t_dw[] = { "half", "bfloat16", "float", "double" };
+
+enum { OP_BN1, OP_BN2, OP_BN3, OP_DWBPI, OP_DWBPF, OP_N };
+
+static const op_info g_ops[OP_N] = {
+  { "FusedBatchNormGrad", "KforgeFusedBatchNormGrad", KF_OP_FUSED_BATCH_NORM_GRAD, -1, t_float, 1 },
+  { "FusedBatchNormGradV2", "KforgeFusedBatchNormGradV2", KF_OP_FUSED_BATCH_NORM_GRAD_V2, -1, t_bn, 3 },
+  { "FusedBatchNormGradV3", "KforgeFusedBatchNormGradV3", KF_OP_FUSED_BATCH_NORM_GRAD_V3, -1, t_bn, 3 },
+  { "DepthwiseConv2dNativeBackpropInput", "KforgeDepthwiseConv2dNativeBackpropInput",
+    KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, 0, t_dw, 4 },
+  { "DepthwiseConv2dNativeBackpropFilter", "KforgeDepthwiseConv2dNativeBackpropFilter",
+    KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_FILTER, 1, t_dw, 4 },
+};
+
+static TF_DataType tf_type_of_name(const char *n) {
+  if (strcmp(n, "half") == 0) return TF_HALF;
+  if (strcmp(n, "bfloat16") == 0) return TF_BFLOAT16;
+  if (strcmp(n, "double") == 0) return TF_DOUBLE;
+  return TF_FLOAT;
+}
+
+/* ------------------------------------------------------------------ kernels */
+
+#define KFT_CACHE 8
+/* Per input: dtype, rank, dims; then the plan-time input's values. */
+#define KFT_MAX_SIZES 16
+#define KFT_KEY_LEN (KFI_KEY_INPUTS * (2 + KF_MAX_RANK) + KFT_MAX_SIZES + 1)
+#define KFI_KEY_INPUTS 6
+
+typedef struct cache_entry {
+  int used;
+  int key_len;
+  int64_t key[KFT_KEY_LEN];
+  kf_plan plan;
+} cache_entry;
+
+typedef struct kernel {
+  const op_info *info;
+  kf_attrs attrs;
+  pthread_mutex_t mu;
+  int next;                  /* the entry to replace next (round robin) */
+  cache_entry cache[KFT_CACHE];
+} kernel;
+
+static int get_string_attr(TF_OpKernelConstruction *ctx, const char *name, char *buf, size_t cap,
+                           TF_Status *st) {
+  int32_t list_size = 0, total = 0;
+  TF_OpKernelConstruction_GetAttrSize(ctx, name, &list_size, &total, st);
+  if (TF_GetCode(st) != TF_OK) return 0;
+  if (total < 0 || (size_t)total >= cap) {
+    TF_SetStatus(st, TF_INVALID_ARGUMENT, "kforge: string attr too long");
+    return 0;
+  }
+  TF_OpKernelConstruction_GetAttrString(ctx, name, buf, cap, st);
+  if (TF_GetCode(st) != TF_OK) return 0;
+  buf[total] = 0;
+  return 1;
+}
+
+/* Reads an int list attr; n gets its length (values past cap are dropped:
+   such a length fails kforge's length rule, which reads only the count). */
+static int get_int_list(TF_OpKernelConstruction *ctx, const char *name, int64_t *vals, int cap, int *n,
+                        TF_Status *st) {
+  int32_t list_size = 0, total = 0;
+  int64_t *tmp;
+  TF_OpKernelConstruction_GetAttrSize(ctx, name, &list_size, &total, st);
+  if (TF_GetCode(st) != TF_OK) return 0;
+  *n = list_size;
+  if (list_size <= 0) return 1;
+  tmp = malloc(sizeof *tmp * (size_t)list_size);
+  if (!tmp) {
+    TF_SetStatus(st, TF_RESOURCE_EXHAUSTED, "kforge: out of memory");
+    return 0;
+  }
+  TF_OpKernelConstruction_GetAttrInt64List(ctx, name, tmp, list_size, st);
+  if (TF_GetCode(st) == TF_OK) memcpy(vals, tmp, sizeof *tmp * (size_t)(list_size < cap ? list_size : cap));
+  free(tmp);
+  return TF_GetCode(st) == TF_OK;
+}
+
+static int clamp_int(int64_t v) { return v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int)v; }
+
+static int set_text(TF_OpKernelConstruction *ctx, kernel *k, const char *name, const char *value,
+                    TF_Status *st) {
+  kf_error err;
+  kf_status s = kf_attrs_set(k->info->op, &k->attrs, name, value, &err);
+  (void)ctx;
+  if (s != KF_OK) {
+    set_kf_error(st, s, &err);
+    return 0;
+  }
+  return 1;
+}
+
+static void *kernel_create(const op_info *info, TF_OpKernelConstruction *ctx) {
+  TF_Status *st = TF_NewStatus();
+  kernel *k = calloc(1, sizeof *k);
+  char buf[64];
+  TF_DataType t;
+  if (!k) {
+    TF_SetStatus(st, TF_RESOURCE_EXHAUSTED, "kforge: out of memory");
+    goto fail;
+  }
+  k->info = info;
+  pthread_mutex_init(&k->mu, NULL);
+  kf_attrs_init(info->op, &k->attrs);
+  TF_OpKernelConstruction_GetAttrType(ctx, "T", &t, st);
+  if (TF_GetCode(st) != TF_OK) goto fail;
+  if (!set_text(ctx, k, "T", kf_dtype_name(kf_of_tf(t)), st)) goto fail;
+  if (!get_string_attr(ctx, "data_format", buf, sizeof buf, st)) goto fail;
+  if (!set_text(ctx, k, "data_format", buf, st)) goto fail;
+  if (info->sizes_input < 0) { /* batch norm */
+    float eps;
+    TF_Bool tr;
+    TF_OpKernelConstruction_GetAttrFloat(ctx, "epsilon", &eps, st);
+    if (TF_GetCode(st) != TF_OK) goto fail;
+    k->attrs.epsilon = eps; /* exactly TF's float, no text round trip */
+    TF_OpKernelConstruction_GetAttrBool(ctx, "is_training", &tr, st);
+    if (TF_GetCode(st) != TF_OK) goto fail;
+    k->attrs.is_training = tr ? 1 : 0;
+  } else { /* depthwise */
+    int64_t v[16];
+    int n, i;
+    if (!get_string_attr(ctx, "padding", buf, sizeof buf, st)) goto fail;
+    if (!set_text(ctx, k, "padding", buf, st)) goto fail;
+    if (!get_int_list(ctx, "strides", v, 8, &n, st)) goto fail;
+    k->attrs.num_strides = n;
+    for (i = 0; i < n && i < 8; i++) k->attrs.strides[i] = clamp_int(v[i]);
+    if (!get_int_list(ctx, "dilations", v, 8, &n, st)) goto fail;
+    k->attrs.num_dilations = n;
+    for (i = 0; i < n && i < 8; i++) k->attrs.dilations[i] = clamp_int(v[i]);
+    if (!get_int_list(ctx, "explicit_paddings", v, 16, &n, st)) goto fail;
+    k->attrs.num_explicit_paddings = n;
+    for (i = 0; i < n && i < 16; i++) k->attrs.explicit_paddings[i] = v[i];
+  }
+  TF_DeleteStatus(st);
+  return k;
+fail:
+  TF_OpKernelConstruction_Failure(ctx, st);
+  TF_DeleteStatus(st);
+  if (k) {
+    pthread_mutex_destroy(&k->mu);
+    free(k);
+  }
+  return NULL;
+}
+
+static void kernel_delete(void *p) {
+  kernel *k = p;
+  if (!k) return;
+  pthread_mutex_destroy(&k->mu);
+  free(k);
+}
+
+static void *create_bn1(TF_OpKernelConstruction *c) { return kernel_create(&g_ops[OP_BN1], c); }
+static void *create_bn2(TF_OpKernelConstruction *c) { return kernel_create(&g_ops[OP_BN2], c); }
+static void *create_bn3(TF_OpKernelConstruction *c) { return kernel_create(&g_ops[OP_BN3], c); }
+static void *create_dwbpi(TF_OpKernelConstruction *c) { return kernel_create(&g_ops[OP_DWBPI], c); }
+static void *create_dwbpf(TF_OpKernelConstruction *c) { return kernel_create(&g_ops[OP_DWBPF], c); }
+
+/* The call's key; 0 when it cannot be cached (too many sizes values). */
+static int make_key(const kernel *k, const kf_tensor_desc *d, int n, int64_t *key) {
+  int len = 0, i, j;
+  for (i = 0; i < n && i < KFI_KEY_INPUTS; i++) {
+    key[len++] = d[i].dtype;
+    key[len++] = d[i].rank;
+    for (j = 0; j < d[i].rank; j++) key[len++] = d[i].dims[j];
+  }
+  if (k->info->sizes_input >= 0) {
+    const kf_tensor_desc *s = &d[k->info->sizes_input];
+    int64_t cnt = 1;
+    for (j = 0; j < s->rank; j++) cnt *= s->dims[j];
+    if (cnt > KFT_MAX_SIZES || s->dtype != KF_INT32 || (cnt > 0 && !s->host_data)) return 0;
+    key[len++] = cnt;
+    for (j = 0; j < cnt; j++) key[len++] = ((const int32_t *)s->host_data)[j];
+  }
+  return len;
+}
+
+static void kernel_compute(void *p, TF_OpKernelContext *ctx) {
+  kernel *k = p;
+  TF_Status *st = TF_NewStatus();
+  TF_Tensor *in[KFI_KEY_INPUTS] = { 0 };
+  TF_Tensor *out[5] = { 0 };
+  TF_Tensor *tmp = NULL;
+  kf_tensor_desc desc[KFI_KEY_INPUTS];
+  const void *in_ptr[KFI_KEY_INPUTS];
+  void *out_ptr[5];
+  int64_t key[KFT_KEY_LEN];
+  kf_plan plan;
+  kf_error err;
+  kf_status s;
+  int n_in = TF_NumInputs(ctx), n_out, i, j, key_len, hit = 0;
+  size_t scratch_bytes;
+  void *scratch = NULL;
+
+  memset(desc, 0, sizeof desc);
+  if (n_in > KFI_KEY_INPUTS || n_in != kf_op_num_inputs(k->info->op)) {
+    TF_SetStatus(st, TF_INTERNAL, "kforge: unexpected number of inputs");
+    goto fail;
+  }
+  for (i = 0; i < n_in; i++) {
+    TF_GetInput(ctx, i, &in[i], st);
+    if (TF_GetCode(st) != TF_OK) goto fail;
+    desc[i].dtype = kf_of_tf(TF_TensorType(in[i]));
+    desc[i].rank = TF_NumDims(in[i]);
+    if (desc[i].rank > KF_MAX_RANK) {
+      char msg[160];
+      snprintf(msg, sizeof msg, "%s must have at most %d dimensions, got %d [rule kforge.max_rank]",
+               kf_op_input_name(k->info->op, i), KF_MAX_RANK, desc[i].rank);
+      TF_SetStatus(st, TF_INVALID_ARGUMENT, msg);
+      goto fail;
+    }
+    for (j = 0; j < desc[i].rank; j++) desc[i].dims[j] = TF_Dim(in[i], j);
+    in_ptr[i] = TF_TensorData(in[i]);
+    if (i == k->info->sizes_input) desc[i].host_data = in_ptr[i];
+  }
+
+  key_len = make_key(k, desc, n_in, key);
+  if (key_len) {
+    pthread_mutex_lock(&k->mu);
+    for (i = 0; i < KFT_CACHE; i++) {
+      cache_entry *e = &k->cache[i];
+      if (e->used && e->key_len == key_len && memcmp(e->key, key, sizeof *key * (size_t)key_len) == 0) {
+        memcpy(&plan, &e->plan, sizeof plan); /* a copy: the entry may be replaced meanwhile */
+        hit = 1;
+        break;
+      }
+    }
+    pthread_mutex_unlock(&k->mu);
+  }
+  if (!hit) {
+    kf_plan_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.threads = pool_threads();
+    s = kf_plan_op(&plan, k->info->op, &k->attrs, desc, n_in, &opt, &err);
+    if (s != KF_OK) {
+      set_kf_error(st, s, &err);
+      goto fail;
+    }
+    if (key_len) {
+      cache_entry *e;
+      pthread_mutex_lock(&k->mu);
+      e = &k->cache[k->next];
+      k->next = (k->next + 1) % KFT_CACHE;
+      e->used = 1;
+      e->key_len = key_len;
+      memcpy(e->key, key, sizeof *key * (size_t)key_len);
+      memcpy(&e->plan, &plan, sizeof plan);
+      pthread_mutex_unlock(&k->mu);
+    }
+  }
+  pthread_mutex_lock(&g_stats_mu);
+  if (hit) g_plans_reused++;
+  else g_plans_made++;
+  pthread_mutex_unlock(&g_stats_mu);
+
+  n_out = kf_plan_num_outputs(&plan);
+  if (n_out != TF_NumOutputs(ctx) || n_out > 5) {
+    TF_SetStatus(st, TF_INTERNAL, "kforge: unexpected number of outputs");
+    goto fail;
+  }
+  for (i = 0; i < n_out; i++) {
+    const kf_tensor_desc *od = kf_plan_output_desc(&plan, i);
+    int64_t count = 1;
+    for (j = 0; j < od->rank; j++) count *= od->dims[j];
+    out[i] = TF_AllocateOutput(ctx, i, tf_of_kf(od->dtype), od->dims, od->rank,
+                               (size_t)count * kf_dtype_size(od->dtype), st);
+    if (TF_GetCode(st) != TF_OK) goto fail;
+    out_ptr[i] = count ? TF_TensorData(out[i]) : NULL;
+  }
+  scratch_bytes = kf_plan_scratch_bytes(&plan);
+  if (scratch_bytes) {
+    TF_AllocatorAttributes aa;
+    int64_t dim = (int64_t)scratch_bytes;
+    memset(&aa, 0, sizeof aa);
+    aa.struct_size = TF_ALLOCATOR_ATTRIBUTES_STRUCT_SIZE;
+    aa.on_host = 1;
+    tmp = TF_AllocateTemp(ctx, TF_UINT8, &dim, 1, &aa, st);
+    if (TF_GetCode(st) != TF_OK) goto fail;
+    scratch = TF_TensorData(tmp);
+  }
+  s = kf_execute(&plan, in_ptr, out_ptr, scratch, scratch_bytes, &err);
+  if (s != KF_OK) {
+    set_kf_error(st, s, &err);
+    goto fail;
+  }
+  goto done;
+fail:
+  TF_OpKernelContext_Failure(ctx, st);
+done:
+  if (tmp) TF_DeleteTensor(tmp);
+  for (i = 0; i < 5; i++)
+    if (out[i]) TF_DeleteTensor(out[i]);
+  for (i = 0; i < KFI_KEY_INPUTS; i++)
+    if (in[i]) TF_DeleteTensor(in[i]);
+  TF_DeleteStatus(st);
+}
+
+/* ------------------------------------------------------------------ shape functions */
+
+static int ok(TF_Status *st) { return TF_GetCode(st) == TF_OK; }
+
+/* A shape of the given rank with unknown dims. */
+static void unknown_of_rank(TF_ShapeInferenceContext *c, int64_t rank, TF_ShapeHandle *out, TF_Status *st) {
+  TF_ShapeHandle *u = TF_NewShapeHandle();
+  TF_ShapeInferenceContextWithRank(c, u, rank, out, st);
+  TF_DeleteShapeHandle(u);
+}
+
+/* FusedBatchNormGrad*: TF's FusedBatchNormGradShape as far as the C API
+   allows. The C API cannot read the string attr data_format, so V3 accepts
+   rank 4 or 5 here and x_backprop is y_backprop's shape (rank-checked);
+   [C] comes from scale / reserve_space_1 / reserve_space_2. kforge.tf.ops
+   refines the static shapes to exactly TF's (data_format known there). */
+static void bn_shape(TF_ShapeInferenceContext *c, TF_Status *st, int v3) {
+  TF_ShapeHandle *h = TF_NewShapeHandle(), *dy = TF_NewShapeHandle(), *vec = TF_NewShapeHandle(),
+                 *cvec = NULL, *empty = NULL;
+  int i;
+  for (i = 0; i < 2 && ok(st); i++) {
+    TF_ShapeHandle *r = i == 0 ? dy : h;
+    TF_ShapeInferenceContextGetInput(c, i, h, st);
+    if (!ok(st)) break;
+    if (v3) {
+      TF_ShapeInferenceContextWithRankAtLeast(c, h, 4, r, st);
+      if (ok(st)) TF_ShapeInferenceContextWithRankAtMost(c, r, 5, r, st);
+    } else {
+      TF_ShapeInferenceContextWithRank(c, h, 4, r, st);
+    }
+  }
+  for (i = 2; i < 5 && ok(st); i++) {
+    TF_ShapeInferenceContextGetInput(c, i, h, st);
+    if (ok(st)) TF_ShapeInferenceContextWithRank(c, h, 1, vec, st);
+    if (ok(st) && !cvec) {
+      TF_DimensionHandle *d = TF_NewDimensionHandle();
+      TF_ShapeInferenceContextDim(c, vec, 0, d);
+      if (TF_DimensionHandleValueKnown(d)) {
+        cvec = TF_NewShapeHandle();
+        TF_ShapeInferenceContextSubshape(c, vec, 0, 1, cvec, st);
+      }
+      TF_DeleteDimensionHandle(d);
+    }
+  }
+  if (ok(st) && !cvec) {
+    cvec = TF_NewShapeHandle();
+    unknown_of_rank(c, 1, cvec, st);
+  }
+  if (ok(st)) {
+    empty = TF_ShapeInferenceContextVectorFromSize(c, 0);
+    TF_ShapeInferenceContextSetOutput(c, 0, dy, st);
+    if (ok(st)) TF_ShapeInferenceContextSetOutput(c, 1, cvec, st);
+    if (ok(st)) TF_ShapeInferenceContextSetOutput(c, 2, cvec, st);
+    if (ok(st)) TF_ShapeInferenceContextSetOutput(c, 3, empty, st);
+    if (ok(st)) TF_ShapeInferenceContextSetOutput(c, 4, empty, st);
+  }
+  TF_DeleteShapeHandle(h);
+  TF_DeleteShapeHandle(dy);
+  TF_DeleteShapeHandle(vec);
+  if (cvec) TF_DeleteShapeHandle(cvec);
+  if (empty) TF_DeleteShapeHandle(empty);
+}
+
+static void bn12_shape(TF_ShapeInferenceContext *c, TF_Status *st) { bn_shape(c, st, 0); }
+static void bn3_shape(TF_ShapeInferenceContext *c, TF_Status *st) { bn_shape(c, st, 1); }
+
+/* Depthwise gradients: TF's shape fn is MakeShapeFromShapeTensor(sizes)
+   then WithRank(4). The C API cannot read a constant input's value, so the
+   output is rank 4 with unknown dims here (what TF gives for a non-constant
+   sizes tensor), with TF's rank checks; kforge.tf.ops sets the dims from
+   the sizes' constant value, as TF's shape fn does. */
+static void dw_shape(TF_ShapeInferenceContext *c, TF_Status *st, int sizes_input) {
+  TF_ShapeHandle *h = TF_NewShapeHandle(), *v = TF_NewShapeHandle(), *out = TF_NewShapeHandle();
+  TF_ShapeInferenceContextGetInput(c, sizes_input, h, st);
+  if (ok(st)) TF_ShapeInferenceContextWithRank(c, h, 1, v, st);
+  if (ok(st)) {
+    TF_DimensionHandle *d = TF_NewDimensionHandle();
+    TF_ShapeInferenceContextDim(c, v, 0, d);
+    if (TF_DimensionHandleValueKnown(d) && TF_DimensionHandleValue(d) != 4) {
+      char msg[96];
+      snprintf(msg, sizeof msg, "Shape must be rank 4 but is rank %lld", (long long)TF_DimensionHandleValue(d));
+      TF_SetStatus(st, TF_INVALID_ARGUMENT, msg);
+    }
+    TF_DeleteDimensionHandle(d);
+  }
+  if (ok(st)) unknown_of_rank(c, 4, out, st);
+  if (ok(st)) TF_ShapeInferenceContextSetOutput(c, 0, out, st);
+  TF_DeleteShapeHandle(h);
+  TF_DeleteShapeHandle(v);
+  TF_DeleteShapeHandle(out);
+}
+
+static void dwbpi_shape(TF_ShapeInferenceContext *c, TF_Status *st) { dw_shape(c, st, 0); }
+static void dwbpf_shape(TF_ShapeInferenceContext *c, TF_Status *st) { dw_shape(c, st, 1); }
+
+/* ------------------------------------------------------------------ registration */
+
+static void add_list(TF_OpDefinitionBuilder *b, void (*add)(TF_OpDefinitionBuilder *, const char *),
+                     const char *const *specs) {
+  for (; *specs; specs++) add(b, *specs);
+}
+
+static void register_op(int which, TF_Status *st) {
+  static const char *const bn1_in[] = { "y_backprop: T", "x: T", "scale: T", "reserve_space_1: T",
+                                        "reserve_space_2: T", NULL };
+  static const char *const bn1_out[] = { "x_backprop: T", "scale_backprop: T", "offset_backprop: T",
+                                         "reserve_space_3: T", "reserve_space_4: T", NULL };
+  static const char *const bn1_attr[] = { "T: {float}", "epsilon: float = 0.0001",
+                                          "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+                                          "is_training: bool = true", NULL };
+  static const char *const bn2_in[] = { "y_backprop: T", "x: T", "scale: float", "reserve_space_1: U",
+                                        "reserve_space_2: U", NULL };
+  static const char *const bn2_out[] = { "x_backprop: T", "scale_backprop: U", "offset_backprop: U",
+                                         "reserve_space_3: U", "reserve_space_4: U", NULL };
+  static const char *const bn2_attr[] = { "T: {half, bfloat16, float}", "U: {float}", "epsilon: float = 0.0001",
+                                          "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+                                          "is_training: bool = true", NULL };
+  static const char *const bn3_in[] = { "y_backprop: T", "x: T", "scale: float", "reserve_space_1: U",
+                                        "reserve_space_2: U", "reserve_space_3: U", NULL };
+  static const char *const bn3_out[] = { "x_backprop: T", "scale_backprop: U", "offset_backprop: U",
+                                         "reserve_space_4: U", "reserve_space_5: U", NULL };
+  static const char *const bn3_attr[] = { "T: {half, bfloat16, float}", "U: {float}", "epsilon: float = 0.0001",
+                                          "data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'",
+                                          "is_training: bool = true", NULL };
+  static const char *const dwbpi_in[] = { "input_sizes: int32", "filter: T", "out_backprop: T", NULL };
+  static const char *const dwbpf_in[] = { "input: T", "filter_sizes: int32", "out_backprop: T", NULL };
+  static const char *const dw_out[] = { "output: T", NULL };
+  static const char *const dw_attr[] = { "T: {half, bfloat16, float, double}", "strides: list(int)",
+                                         "padding: {'SAME', 'VALID', 'EXPLICIT'}",
+                                         "explicit_paddings: list(int) = []",
+                                         "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+                                         "dilations: list(int) = [1, 1, 1, 1]", NULL };
+  const op_info *info = &g_ops[which];
+  TF_OpDefinitionBuilder *b = TF_NewOpDefinitionBuilder(info->kforge_name);
+  TF_KernelBuilder *kb;
+  void *(*create)(TF_OpKernelConstruction *) = NULL;
+  int i;
+  switch (which) {
+    case OP_BN1:
+      add_list(b, TF_OpDefinitionBuilderAddInput, bn1_in);
+      add_list(b, TF_OpDefinitionBuilderAddOutput, bn1_out);
+      add_list(b, TF_OpDefinitionBuilderAddAttr, bn1_attr);
+      TF_OpDefinitionBuilderSetShapeInferenceFunction(b, bn12_shape);
+      create = create_bn1;
+      break;
+    case OP_BN2:
+      add_list(b, TF_OpDefinitionBuilderAddInput, bn2_in);
+      add_list(b, TF_OpDefinitionBuilderAddOutput, bn2_out);
+      add_list(b, TF_OpDefinitionBuilderAddAttr, bn2_attr);
+      TF_OpDefinitionBuilderSetShapeInferenceFunction(b, bn12_shape);
+      create = create_bn2;
+      break;
+    case OP_BN3:
+      add_list(b, TF_OpDefinitionBuilderAddInput, bn3_in);
+      add_list(b, TF_OpDefinitionBuilderAddOutput, bn3_out);
+      add_list(b, TF_OpDefinitionBuilderAddAttr, bn3_attr);
+      TF_OpDefinitionBuilderSetShapeInferenceFunction(b, bn3_shape);
+      create = create_bn3;
+      break;
+    case OP_DWBPI:
+      add_list(b, TF_OpDefinitionBuilderAddInput, dwbpi_in);
+      add_list(b, TF_OpDefinitionBuilderAddOutput, dw_out);
+      add_list(b, TF_OpDefinitionBuilderAddAttr, dw_attr);
+      TF_OpDefinitionBuilderSetShapeInferenceFunction(b, dwbpi_shape);
+      create = create_dwbpi;
+      break;
+    default:
+      add_list(b, TF_OpDefinitionBuilderAddInput, dwbpf_in);
+      add_list(b, TF_OpDefinitionBuilderAddOutput, dw_out);
+      add_list(b, TF_OpDefinitionBuilderAddAttr, dw_attr);
+      TF_OpDefinitionBuilderSetShapeInferenceFunction(b, dwbpf_shape);
+      create = create_dwbpf;
+      break;
+  }
+  TF_RegisterOpDefinition(b, st);
+  if (!ok(st)) {
+    fprintf(stderr, "kforge_tf: cannot register op %s: %s\n", info->kforge_name, TF_Message(st));
+    return;
+  }
+  for (i = 0; i < info->num_types; i++) {
+    char kname[128];
+    kb = TF_NewKernelBuilder(info->kforge_name, "CPU", create, kernel_compute, kernel_delete);
+    TF_KernelBuilder_TypeConstraint(kb, "T", tf_type_of_name(info->types[i]), st);
+    if (ok(st) && which != OP_BN1) {
+      if (which == OP_BN2 || which == OP_BN3) TF_KernelBuilder_TypeConstraint(kb, "U", TF_FLOAT, st);
+    }
+    if (ok(st) && info->sizes_input >= 0)
+      TF_KernelBuilder_HostMemory(kb, info->sizes_input == 0 ? "input_sizes" : "filter_sizes");
+    if (!ok(st)) {
+      fprintf(stderr, "kforge_tf: kernel builder of %s: %s\n", info->kforge_name, TF_Message(st));
+      TF_DeleteKernelBuilder(kb);
+      return;
+    }
+    snprintf(kname, sizeof kname, "%s_%s", info->kforge_name, info->types[i]);
+    TF_RegisterKernelBuilder(kname, kb, st);
+    if (!ok(st)) {
+      fprintf(stderr, "kforge_tf: cannot register kernel %s: %s\n", kname, TF_Message(st));
+      return;
+    }
+  }
+}
+
+__attribute__((constructor)) static void kforge_tf_register(void) {
+  TF_Status *st = TF_NewStatus();
+  int i;
+  for (i = 0; i < OP_N; i++) {
+    TF_SetStatus(st, TF_OK, "");
+    register_op(i, st);
+  }
+  TF_DeleteStatus(st);
+}
