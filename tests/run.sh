@@ -7,7 +7,8 @@
 # and without AVX2), the CLI, the PyTorch oracles, and the differential
 # tests against TensorFlow 2.21's CPU kernels (tests/tf/run.sh: its pinned
 # venv lives in ~/.cache/kforge, made once) and the Keras-traced manifests
-# against TF (tests/tf/run_keras.sh). Ends with
+# against TF (tests/tf/run_keras.sh), and kforge's TensorFlow custom ops
+# (tests/tf/run_tfop.sh). Ends with
 # "N passed, M failed, K skipped" (K: cases that do not apply on this CPU,
 # such as forced AVX-512 kernels on a CPU without AVX-512); exits non-zero
 # on any failure.
@@ -131,6 +132,8 @@ for o in tests/oracle/*_torch.py; do
 done
 run_suite tf-differential bash tests/tf/run.sh
 run_suite tf-keras bash tests/tf/run_keras.sh
+# TensorFlow custom ops (python/kforge/tf, built against the venv's TF) vs tf.raw_ops
+run_suite tf-ops bash tests/tf/run_tfop.sh
 run_suite models sh tests/models/test_models.sh
 run_suite tuning sh tests/tuning/test_tuning.sh
 
