@@ -465,6 +465,10 @@ class Plan:
                 rule="py.out")
         outs = list(out)
         for i, (o, spec) in enumerate(zip(outs, self.outputs)):
+            if type(o) is np.ndarray and o.dtype == spec.dtype and o.shape == spec.shape:
+                fl = o.flags
+                if fl.c_contiguous and fl.aligned and fl.writeable:
+                    continue
             what = "%s: out[%d] (%s)" % (self.op.name, i, spec.name)
             if not isinstance(o, np.ndarray):
                 raise KforgeError("%s must be a numpy array, got %s" % (what, type(o).__name__), rule="py.out")
@@ -476,24 +480,38 @@ class Plan:
                 raise KforgeError("%s must be C-contiguous and aligned" % what, rule="py.out")
             if not fl.writeable:
                 raise KforgeError("%s must be writeable" % what, rule="py.out")
-            if o.size == 0:
-                continue
-            for k, a in enumerate(arrays):
-                if np.may_share_memory(o, a):
-                    raise KforgeError("%s overlaps input %s" % (what, self.op.inputs[k].name), rule="py.out")
-            for j in range(i):
-                if outs[j].size and np.may_share_memory(o, outs[j]):
-                    raise KforgeError("%s overlaps out[%d]" % (what, j), rule="py.out")
         return outs
 
+    def _check_overlap(self, arrays: Sequence[np.ndarray], in_addr: Sequence[int], outs: Sequence[np.ndarray],
+                       out_addr: Sequence[Optional[int]]) -> None:
+        """No out= array may share a byte with an input or another output (all are C-contiguous:
+        their bytes are [address, address + nbytes))."""
+        for i, (o, lo) in enumerate(zip(outs, out_addr)):
+            if lo is None:
+                continue
+            hi = lo + o.nbytes
+            for k, (a, alo) in enumerate(zip(arrays, in_addr)):
+                if lo < alo + a.nbytes and alo < hi and a.nbytes:
+                    raise KforgeError("%s: out[%d] (%s) overlaps input %s" % (
+                        self.op.name, i, self.outputs[i].name, self.op.inputs[k].name), rule="py.out")
+            for j in range(i):
+                blo = out_addr[j]
+                if blo is not None and lo < blo + outs[j].nbytes and blo < hi:
+                    raise KforgeError("%s: out[%d] (%s) overlaps out[%d]" % (
+                        self.op.name, i, self.outputs[i].name, j), rule="py.out")
+
     def _run(self, arrays: Sequence[np.ndarray], out: Any) -> Any:
+        in_addr = [_address(a) for a in arrays]
         if out is None:
             outs = [np.empty(o.shape, o.dtype) for o in self.outputs]
+            out_addr = [_address(o) if o.size else None for o in outs]
         else:
             outs = self._check_out(out, arrays)
+            out_addr = [_address(o) if o.size else None for o in outs]
+            self._check_overlap(arrays, in_addr, outs, out_addr)
         if self._lock.acquire(False):
             try:
-                self._execute(self._ins, self._outs, self._run_args, arrays, outs)
+                self._execute(self._ins, self._outs, self._run_args, in_addr, out_addr)
             finally:
                 self._lock.release()
         else:  # the same plan running on another thread: own scratch and pointer arrays
@@ -503,18 +521,18 @@ class Plan:
             scratch = np.empty(self.scratch_bytes, np.uint8)
             self._execute(ins, ptrs, (ctypes.addressof(ins), ctypes.addressof(ptrs),
                                       scratch.ctypes.data if self.scratch_bytes else None, self.scratch_bytes,
-                                      ctypes.addressof(err)), arrays, outs)
+                                      ctypes.addressof(err)), in_addr, out_addr)
         _tls.plan = self
         if self._single:
             return outs[0]
         return self.op.result._make(outs)
 
-    def _execute(self, ins: Any, ptrs: Any, args: tuple, arrays: Sequence[np.ndarray],
-                 outs: Sequence[np.ndarray]) -> None:
-        for k, a in enumerate(arrays):
-            ins[k] = _address(a)
-        for i, o in enumerate(outs):
-            ptrs[i] = _address(o) if o.size else None
+    def _execute(self, ins: Any, ptrs: Any, args: tuple, in_addr: Sequence[int],
+                 out_addr: Sequence[Optional[int]]) -> None:
+        for k, a in enumerate(in_addr):
+            ins[k] = a
+        for i, o in enumerate(out_addr):
+            ptrs[i] = o
         if lib.kf_execute(self._addr, *args) != 0:
             err = _Error.from_address(args[4])
             raise _fail(err)
