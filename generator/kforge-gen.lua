@@ -294,6 +294,11 @@ if the_model then
   files[#files + 1] = { path = "kfg_model.c",
                         text = emit.model_source(the_model, resolved, specs, target, set_name, expand.subst) }
 end
+if not the_model then -- the Python package's op layer (python/kforge/_runtime.py runs it)
+  local py, perr = require("emit_python").files(families, specs)
+  if not py then fail(perr) end
+  for _, f in ipairs(py) do files[#files + 1] = f end
+end
 local csrc = {}
 for _, f in ipairs(files) do if f.path:match("%.c$") then csrc[#csrc + 1] = f.path end end
 table.sort(csrc)
@@ -304,7 +309,7 @@ local n, werr = output.commit(opt.out, files)
 if not n then fail(werr) end
 if opt.depfile then
   for _, m in ipairs({ "kforge-gen", "spec", "schema", "template", "expand", "emit", "output", "dtypes", "model",
-                       "tuning" }) do
+                       "tuning", "emit_python" }) do
     deps[#deps + 1] = script_dir .. "/" .. m .. ".lua"
   end
   deps[#deps + 1] = rel("specs/families.lua")

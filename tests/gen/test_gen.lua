@@ -358,10 +358,10 @@ local TOY_KERNELS = { "kfg_toy_f32_generic__scalar", "kfg_toy_f32_k1x1__scalar",
   "kfg_toy_f64_k1x1__scalar", "kfg_toy_f64_k3x3__scalar" }
 
 local TOY_TABLES = { "bench.ninja", "kfg_bench.h", "kfg_ops.c", "kfg_planners.h", "kfg_registry.c", "kfg_spec.h",
-  "kforge_ops.h", "sources.ninja" }
+  "kforge_ops.h", "sources.ninja", "python/_ops.py", "python/raw_ops.py" }
 try("output: the files are FILES, the tables (ops, registry, public ops header, planners, build lists) and one file per kernel",
   function()
-    local want = { "FILES", "toy" }
+    local want = { "FILES", "python", "toy" }
     for _, f in ipairs(TOY_TABLES) do want[#want + 1] = f end
     for _, k in ipairs(TOY_KERNELS) do want[#want + 1] = "toy/" .. k .. ".c" end
     local got = {}
@@ -380,6 +380,22 @@ try("output: FILES lists every generated file, sorted, FILES last", function()
   local f = toy_snap["FILES"]
   return f == table.concat(want, "\n") .. "\n", f
 end)
+
+try("python: _ops.py has the op as a keyword-only function with the spec's names, defaults and docs; raw_ops.py its TF name",
+  function()
+    local o, r = toy_snap["python/_ops.py"] or "", toy_snap["python/raw_ops.py"] or ""
+    local frags = { 'def Toy(\n    *,\n    x: ArrayLike,\n    mode: Literal["fast", "exact"] = "fast",\n' ..
+      '    eps: float = 0.5,\n    out: Optional[np.ndarray] = None,\n    threads: Optional[int] = None,\n' ..
+      '    name: Optional[str] = None,\n) -> np.ndarray:\n    """Toy: A toy family.',
+      '      y: T (float, double), a numpy array; like x.',
+      '_InputDef("x", "T", host=False)', '_AttrDef("eps", "float", 0.5, None)',
+      '        toy.x_rank, toy.y_rank.', "    return _call(_OP_Toy, (x,), (mode, eps), out, threads)",
+      "\ntoy = Toy\n" }
+    local bad = {}
+    for _, f in ipairs(frags) do if not has(o, f) then bad[#bad + 1] = f end end
+    if not has(r, "from ._ops import Toy\n") then bad[#bad + 1] = "raw_ops.py: from ._ops import Toy" end
+    return #bad == 0, "missing:\n" .. table.concat(bad, "\n") .. "\n_ops.py:\n" .. o
+  end)
 
 try("output: a kernel file is banner, #include \"kfi_kernel.h\" and its family's kfi_<family>.h, its two prototypes, then the template text",
   function()
@@ -585,6 +601,14 @@ bad_case("spec: calling a function (empty environment) is a located error", func
   edit(r .. SPEC, 'family = "toy",', 'family = print("x"),')
 end, { "specs/ops/toy.lua:" .. line_of(TOY_SPEC, 'family = "toy"') .. ":", "print" })
 
+bad_case("python: an input named like a Python keyword cannot be a keyword argument", function(r)
+  edit(r .. SPEC, 'inputs = { { name = "x", type = "T" } }', 'inputs = { { name = "lambda", type = "T" } }')
+end, { "specs/ops/toy.lua: op Toy: input 'lambda' cannot be a Python keyword argument" })
+
+bad_case("python: an input named threads (every op function's own parameter) is an error", function(r)
+  edit(r .. SPEC, 'inputs = { { name = "x", type = "T" } }', 'inputs = { { name = "threads", type = "T" } }')
+end, { "specs/ops/toy.lua: op Toy: input 'threads' cannot be a Python keyword argument" })
+
 bad_case("spec: a T axis value with no entry in generator/dtypes.lua", function(r)
   edit(r .. SPEC, 'values = { "f32", "f64" }, c = { f32 = "KF_FLOAT", f64 = "KF_DOUBLE" }',
     'values = { "f32", "i32" }, c = { f32 = "KF_FLOAT", i32 = "KF_INT32" }')
@@ -696,7 +720,7 @@ try("write-if-changed: a second run into the same dir rewrites nothing", functio
   run("sleep 1; touch " .. q(stamp) .. "; sleep 1")
   local m2, r2 = gen(TOY, out)
   local newer = run("find " .. q(out) .. " -newer " .. q(stamp))
-  return r1 == 0 and r2 == 0 and has(m1, ", 14 files, 14 written to") and has(m2, ", 0 written to") and newer == "",
+  return r1 == 0 and r2 == 0 and has(m1, ", 16 files, 16 written to") and has(m2, ", 0 written to") and newer == "",
     m1 .. m2 .. "newer: " .. newer
 end)
 
@@ -752,7 +776,7 @@ try("depfile: lists exactly the manifest, spec, families.lua, templates and gene
     TOY .. "/specs/attrs.lua", TOY .. "/specs/runtime.lua", TOY .. SPEC_TPL,
     TOY .. "/templates/toy/generic.c.in" }
   for _, m in ipairs({ "kforge-gen", "spec", "schema", "template", "expand", "emit", "output", "dtypes", "model",
-                       "tuning" }) do
+                       "tuning", "emit_python" }) do
     want[#want + 1] = TOY .. "/generator/" .. m .. ".lua"
   end
   table.sort(want)
