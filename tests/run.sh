@@ -7,7 +7,8 @@
 # and without AVX2), the CLI, the PyTorch oracles, and the differential
 # tests against TensorFlow 2.21's CPU kernels (tests/tf/run.sh: its pinned
 # venv lives in ~/.cache/kforge, made once) and the Keras-traced manifests
-# against TF (tests/tf/run_keras.sh), and kforge's TensorFlow custom ops
+# against TF (tests/tf/run_keras.sh), the Python package (tests/python/run.sh:
+# pip install into a fresh venv, pytest) and kforge's TensorFlow custom ops
 # (tests/tf/run_tfop.sh). Ends with
 # "N passed, M failed, K skipped" (K: cases that do not apply on this CPU,
 # such as forced AVX-512 kernels on a CPU without AVX-512); exits non-zero
@@ -28,10 +29,10 @@ command -v gcc >/dev/null 2>&1 || need+=(gcc)
 [ -x /usr/bin/python3 ] || need+=(python3)
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
 /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
-# the TF differential tests' venv (tests/tf/venv.sh) is made with `python3 -m
-# venv`, which Debian's python3 can do only with python3-venv
-[ -x "${KFORGE_TF_VENV:-$HOME/.cache/kforge/tf-2.21.0}/bin/python" ] ||
-  python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
+# the TF venv (tests/tf/venv.sh) and the Python package's fresh venv
+# (tests/python/run.sh) are made with `python3 -m venv`, which Debian's
+# python3 can do only with python3-venv
+python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 # microcontroller builds under emulation
 command -v arm-none-eabi-gcc >/dev/null 2>&1 || need+=(gcc-arm-none-eabi)
 [ -e /usr/lib/picolibc/arm-none-eabi/picolibc.specs ] || need+=(picolibc-arm-none-eabi)
@@ -132,6 +133,13 @@ for o in tests/oracle/*_torch.py; do
 done
 run_suite tf-differential bash tests/tf/run.sh
 run_suite tf-keras bash tests/tf/run_keras.sh
+# The Python package: `pip install ./python[test]` into a fresh venv (made
+# here, in this run's log folder), its pytest suite, then again under the
+# capped ISAs in the same venv.
+run_suite python env KFORGE_PY_VENV="$LOGDIR/pyvenv" bash tests/python/run.sh
+for cap in avx2 scalar; do
+  run_suite "python@$cap" env KFORGE_ISA=$cap KFORGE_PY_VENV="$LOGDIR/pyvenv" bash tests/python/run.sh
+done
 # TensorFlow custom ops (python/kforge/tf, built against the venv's TF) vs tf.raw_ops
 run_suite tf-ops bash tests/tf/run_tfop.sh
 run_suite models sh tests/models/test_models.sh
