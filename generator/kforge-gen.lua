@@ -298,6 +298,10 @@ if not the_model then -- the Python package's op layer (python/kforge/_runtime.p
   local py, perr = require("emit_python").files(families, specs)
   if not py then fail(perr) end
   for _, f in ipairs(py) do files[#files + 1] = f end
+  -- the TensorFlow custom-op library's op table (python/kforge/tf/kforge_tf.c)
+  local tf, terr = require("emit_tf").files(families, specs, attrs_spec)
+  if not tf then fail(terr) end
+  for _, f in ipairs(tf) do files[#files + 1] = f end
 end
 local csrc = {}
 for _, f in ipairs(files) do if f.path:match("%.c$") then csrc[#csrc + 1] = f.path end end
@@ -309,7 +313,7 @@ local n, werr = output.commit(opt.out, files)
 if not n then fail(werr) end
 if opt.depfile then
   for _, m in ipairs({ "kforge-gen", "spec", "schema", "template", "expand", "emit", "output", "dtypes", "model",
-                       "tuning", "emit_python" }) do
+                       "tuning", "emit_python", "emit_tf" }) do
     deps[#deps + 1] = script_dir .. "/" .. m .. ".lua"
   end
   deps[#deps + 1] = rel("specs/families.lua")

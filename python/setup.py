@@ -28,7 +28,9 @@ CFLAGS = ["-std=c11", "-D_POSIX_C_SOURCE=200809L", "-O2", "-fPIC", "-ffp-contrac
           "-Wall", "-Wextra", "-Werror", "-Iruntime", "-Igenerated", "-Ipython/src"]
 # Compiled from ROOT with relative paths: objects and the cache key do not
 # depend on where the checkout is.
-HEADERS = [ROOT / "runtime" / "kforge.h", ROOT / "generated" / "kforge_ops.h", HERE / "src" / "kfpy_pool.h"]
+# kfg_tf_ops.h: the TensorFlow custom ops' table (kforge/tf/kforge_tf.c compiles against it).
+HEADERS = [ROOT / "runtime" / "kforge.h", ROOT / "generated" / "kforge_ops.h", HERE / "src" / "kfpy_pool.h",
+           ROOT / "generated" / "tf" / "kfg_tf_ops.h"]
 
 
 def sources():

@@ -11,7 +11,7 @@ def library_path():
 
 
 def include_dir():
-    """The directory holding kforge.h, kforge_ops.h and kfpy_pool.h."""
+    """The directory holding kforge.h, kforge_ops.h, kfpy_pool.h and kfg_tf_ops.h."""
     return os.path.join(_DIR, "include")
 
 

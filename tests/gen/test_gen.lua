@@ -358,10 +358,11 @@ local TOY_KERNELS = { "kfg_toy_f32_generic__scalar", "kfg_toy_f32_k1x1__scalar",
   "kfg_toy_f64_k1x1__scalar", "kfg_toy_f64_k3x3__scalar" }
 
 local TOY_TABLES = { "bench.ninja", "kfg_bench.h", "kfg_ops.c", "kfg_planners.h", "kfg_registry.c", "kfg_spec.h",
-  "kforge_ops.h", "sources.ninja", "python/_ops.py", "python/raw_ops.py" }
+  "kforge_ops.h", "sources.ninja", "python/_ops.py", "python/raw_ops.py",
+  "tf/kfg_tf_ops.h" }
 try("output: the files are FILES, the tables (ops, registry, public ops header, planners, build lists) and one file per kernel",
   function()
-    local want = { "FILES", "python", "toy" }
+    local want = { "FILES", "python", "tf", "toy" }
     for _, f in ipairs(TOY_TABLES) do want[#want + 1] = f end
     for _, k in ipairs(TOY_KERNELS) do want[#want + 1] = "toy/" .. k .. ".c" end
     local got = {}
@@ -395,6 +396,44 @@ try("python: _ops.py has the op as a keyword-only function with the spec's names
     for _, f in ipairs(frags) do if not has(o, f) then bad[#bad + 1] = f end end
     if not has(r, "from ._ops import Toy\n") then bad[#bad + 1] = "raw_ops.py: from ._ops import Toy" end
     return #bad == 0, "missing:\n" .. table.concat(bad, "\n") .. "\n_ops.py:\n" .. o
+  end)
+
+try("tf: kfg_tf_ops.h has the op's TF and Kforge names, kf_op and TF op-def strings of its inputs, outputs and attrs",
+  function()
+    local h = toy_snap["tf/kfg_tf_ops.h"] or ""
+    local frags = { 'static const char *const kfg_tf_Toy_in[] = {\n  "x: T",\n  NULL\n};',
+      'static const char *const kfg_tf_Toy_out[] = {\n  "y: T",\n  NULL\n};',
+      'static const char *const kfg_tf_Toy_attr_defs[] = {\n  "T: {float, double}",\n' ..
+      '  "mode: {\'fast\', \'exact\'} = \'fast\'",\n  "eps: float = 0.5",\n  NULL\n};',
+      'static const TF_DataType kfg_tf_Toy_a1_types[] = { TF_FLOAT, TF_DOUBLE };',
+      '{ "eps", KFG_TF_FLOAT, NULL, NULL, 0, offsetof(kf_attrs, eps), 0, sizeof(((kf_attrs *)0)->eps), 1 },',
+      '{ "Toy", "KforgeToy", KF_OP_TOY, 0x0u,', "#define KFG_TF_NUM_OPS 1\n",
+      "#define KFG_TF_FOR_EACH_OP(X) X(0)\n" }
+    local bad = {}
+    for _, f in ipairs(frags) do if not has(h, f) then bad[#bad + 1] = f end end
+    return #bad == 0, "missing:\n" .. table.concat(bad, "\n") .. "\nkfg_tf_ops.h:\n" .. h
+  end)
+
+try("tf: op-def rendering: int32 inputs are host inputs, list and bool defaults, quoted strings, shortest floats",
+  function()
+    local et = require "emit_tf"
+    local checks = {
+      { et.attr_def({ name = "s", kind = "int_list", default = { 1, 2 } }), "s: list(int) = [1, 2]" },
+      { et.attr_def({ name = "s", kind = "int_list", required = true }), "s: list(int)" },
+      { et.attr_def({ name = "b", kind = "bool", default = false }), "b: bool = false" },
+      { et.attr_def({ name = "p", kind = "string", default = "it's" }), "p: string = 'it\\'s'" },
+      { et.attr_def({ name = "e", kind = "float", default = 1e-3 }), "e: float = 0.001" },
+      { et.attr_def({ name = "e", kind = "float", default = 1 }), "e: float = 1" },
+      { et.attr_def({ name = "T", kind = "type", default = "float", allowed = { "float" } }), "T: {float}" },
+      { et.attr_def({ name = "T", kind = "type" }), "T: type" },
+    }
+    local bad = {}
+    for _, c in ipairs(checks) do if c[1] ~= c[2] then bad[#bad + 1] = tostring(c[1]) .. " ~= " .. c[2] end end
+    local f = et.files({ "x" }, { x = { file = "x.lua", ops = { { name = "X", enum = "KF_OP_X",
+      inputs = { { name = "a", type = "T" }, { name = "n", type = "int32" } }, outputs = { { name = "y", type = "T" } },
+      attrs = {} } } } }, { fields = {} })
+    if not has(f[1].text, '{ "X", "KforgeX", KF_OP_X, 0x2u,') then bad[#bad + 1] = "host_inputs 0x2u" end
+    return #bad == 0, table.concat(bad, "\n")
   end)
 
 try("output: a kernel file is banner, #include \"kfi_kernel.h\" and its family's kfi_<family>.h, its two prototypes, then the template text",
@@ -720,7 +759,7 @@ try("write-if-changed: a second run into the same dir rewrites nothing", functio
   run("sleep 1; touch " .. q(stamp) .. "; sleep 1")
   local m2, r2 = gen(TOY, out)
   local newer = run("find " .. q(out) .. " -newer " .. q(stamp))
-  return r1 == 0 and r2 == 0 and has(m1, ", 16 files, 16 written to") and has(m2, ", 0 written to") and newer == "",
+  return r1 == 0 and r2 == 0 and has(m1, ", 17 files, 17 written to") and has(m2, ", 0 written to") and newer == "",
     m1 .. m2 .. "newer: " .. newer
 end)
 
@@ -776,7 +815,7 @@ try("depfile: lists exactly the manifest, spec, families.lua, templates and gene
     TOY .. "/specs/attrs.lua", TOY .. "/specs/runtime.lua", TOY .. SPEC_TPL,
     TOY .. "/templates/toy/generic.c.in" }
   for _, m in ipairs({ "kforge-gen", "spec", "schema", "template", "expand", "emit", "output", "dtypes", "model",
-                       "tuning", "emit_python" }) do
+                       "tuning", "emit_python", "emit_tf" }) do
     want[#want + 1] = TOY .. "/generator/" .. m .. ".lua"
   end
   table.sort(want)

@@ -6,10 +6,11 @@ gcc or clang), against:
 
 - TF's C op/kernel API headers (tf.sysconfig.get_include()) and its
   framework library (tf.sysconfig.get_link_flags());
-- the package's libkforge.so and its headers (kforge._native).
+- the package's libkforge.so and its headers (kforge._native), among them
+  kfg_tf_ops.h, the op table generated from the specs.
 
 It goes to a cache directory keyed by the TF version and a hash of the C
-source, the compiler, the flags and libkforge.so:
+source, the headers, the compiler, the flags and libkforge.so:
 $KFORGE_TF_CACHE, else $XDG_CACHE_HOME/kforge/tfop, else
 ~/.cache/kforge/tfop; the file is <tf-version>-<hash>/libkforge_tf.so,
 compiled to a temporary name and renamed into place, so two processes
@@ -102,7 +103,7 @@ def command(output):
     h.update(repr((cc, CFLAGS, extra, tf.__version__, tf_inc, tf_libdir, kf_libdir)).encode())
     _file_hash(SOURCE, h)
     _file_hash(kf_lib, h)
-    for name in ("kforge.h", "kforge_ops.h", "kfpy_pool.h"):
+    for name in ("kforge.h", "kforge_ops.h", "kfpy_pool.h", "kfg_tf_ops.h"):
         p = os.path.join(kf_inc, name)
         if os.path.exists(p):
             _file_hash(p, h)

@@ -1,18 +1,26 @@
 /*
 ** kforge_tf.c -- kforge's kernels as TensorFlow custom ops (CPU).
 **
-** Registers KforgeFusedBatchNormGrad{,V2,V3},
-** KforgeDepthwiseConv2dNativeBackpropInput and
-** KforgeDepthwiseConv2dNativeBackpropFilter with TF's signatures (input and
+** Registers Kforge<Op> for every op of the specs (KforgeFusedBatchNormGrad
+** {,V2,V3}, KforgeDepthwiseConv2dNativeBackpropInput and
+** KforgeDepthwiseConv2dNativeBackpropFilter) with TF's signatures (input and
 ** output names and order, attrs with TF's types, defaults and allowed
 ** values) through TF's C op and kernel API (tensorflow/c/ops.h,
 ** tensorflow/c/kernels.h), from a constructor that runs when
 ** tf.load_op_library loads this library. Built by kforge/tf/_build.py.
 **
-** Kernels: attrs are read once, at kernel construction, into a kf_attrs;
+** The op table -- names, kf_op, op-def strings, attr kinds and kf_attrs
+** fields, the type constraints, the int32 inputs read at plan time -- is
+** generated from the specs (kfg_tf_ops.h, generator/emit_tf.lua). What is
+** hand-written per op here: its shape function (shape_fn_of); an op
+** without one gets unknown output shapes.
+**
+** Kernels: attrs are read once, at kernel construction, into a kf_attrs
+** (driven by the attr table: type and string attrs through kf_attrs_set,
+** floats, bools and int lists stored as TF gives them);
 ** each kernel instance keeps a small cache of plans keyed by the call's
-** shape signature (dtypes, dims, and the values of input_sizes /
-** filter_sizes), so a call with a shape seen before skips kf_plan_op.
+** shape signature (dtypes, dims, and the values of the plan-time inputs:
+** input_sizes / filter_sizes), so a call with a shape seen before skips kf_plan_op.
 ** Outputs are TF_AllocateOutput'ed and kf_execute runs directly on TF's
 ** buffers; scratch comes from TF_AllocateTemp.
 **
@@ -45,6 +53,7 @@ typedef struct TF_ShapeHandle TF_ShapeHandle;
 #include "tensorflow/c/tf_tensor.h"
 
 #include "kforge.h"
+#include "kfg_tf_ops.h"
 #include "kfpy_pool.h"
 
 #define KFT_EXPORT __attribute__((visibility("default")))
@@ -170,47 +179,15 @@ static void set_kf_error(TF_Status *st, kf_status s, const kf_error *err) {
   TF_SetStatus(st, tf_code_of(s), msg);
 }
 
-/* ------------------------------------------------------------------ ops */
-
-typedef struct op_info {
-  const char *tf_name;       /* the op TF defines */
-  const char *kforge_name;   /* the op registered here */
-  kf_op op;
-  int sizes_input;           /* the int32 input read at plan time, or -1 */
-  const char *const *types;  /* the T values registered */
-  int num_types;
-} op_info;
-
-static const char *const t_float[] = { "float" };
-static const char *const t_bn[] = { "half", "bfloat16", "float" };
-static const char *const t_dw[] = { "half", "bfloat16", "float", "double" };
-
-enum { OP_BN1, OP_BN2, OP_BN3, OP_DWBPI, OP_DWBPF, OP_N };
-
-static const op_info g_ops[OP_N] = {
-  { "FusedBatchNormGrad", "KforgeFusedBatchNormGrad", KF_OP_FUSED_BATCH_NORM_GRAD, -1, t_float, 1 },
-  { "FusedBatchNormGradV2", "KforgeFusedBatchNormGradV2", KF_OP_FUSED_BATCH_NORM_GRAD_V2, -1, t_bn, 3 },
-  { "FusedBatchNormGradV3", "KforgeFusedBatchNormGradV3", KF_OP_FUSED_BATCH_NORM_GRAD_V3, -1, t_bn, 3 },
-  { "DepthwiseConv2dNativeBackpropInput", "KforgeDepthwiseConv2dNativeBackpropInput",
-    KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, 0, t_dw, 4 },
-  { "DepthwiseConv2dNativeBackpropFilter", "KforgeDepthwiseConv2dNativeBackpropFilter",
-    KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_FILTER, 1, t_dw, 4 },
-};
-
-static TF_DataType tf_type_of_name(const char *n) {
-  if (strcmp(n, "half") == 0) return TF_HALF;
-  if (strcmp(n, "bfloat16") == 0) return TF_BFLOAT16;
-  if (strcmp(n, "double") == 0) return TF_DOUBLE;
-  return TF_FLOAT;
-}
-
 /* ------------------------------------------------------------------ kernels */
 
 #define KFT_CACHE 8
-/* Per input: dtype, rank, dims; then the plan-time input's values. */
+/* Per input: dtype, rank, dims; then per plan-time input its count and values. */
 #define KFT_MAX_SIZES 16
-#define KFT_KEY_LEN (KFI_KEY_INPUTS * (2 + KF_MAX_RANK) + KFT_MAX_SIZES + 1)
-#define KFI_KEY_INPUTS 6
+#define KFT_KEY_LEN (KFG_TF_MAX_INPUTS * (2 + KF_MAX_RANK) + KFT_MAX_SIZES + KFG_TF_MAX_INPUTS)
+/* The most values an int list attr is read with (a longer one keeps its
+   count, which kforge's length rules read). */
+#define KFT_MAX_LIST 64
 
 typedef struct cache_entry {
   int used;
@@ -220,7 +197,7 @@ typedef struct cache_entry {
 } cache_entry;
 
 typedef struct kernel {
-  const op_info *info;
+  const kfg_tf_op *info;
   kf_attrs attrs;
   pthread_mutex_t mu;
   int next;                  /* the entry to replace next (round robin) */
@@ -265,11 +242,17 @@ static int get_int_list(TF_OpKernelConstruction *ctx, const char *name, int64_t 
 
 static int clamp_int(int64_t v) { return v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int)v; }
 
-static int set_text(TF_OpKernelConstruction *ctx, kernel *k, const char *name, const char *value,
-                    TF_Status *st) {
+/* Stores v in a kf_attrs field of size bytes (an int, or an int64). */
+static void store_sized(void *at, size_t size, int64_t v) {
+  if (size == 1) { int8_t x = (int8_t)(v > INT8_MAX ? INT8_MAX : v < INT8_MIN ? INT8_MIN : v); memcpy(at, &x, 1); }
+  else if (size == 2) { int16_t x = (int16_t)(v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : v); memcpy(at, &x, 2); }
+  else if (size == 4) { int32_t x = clamp_int(v); memcpy(at, &x, 4); }
+  else if (size == 8) memcpy(at, &v, 8);
+}
+
+static int set_text(kernel *k, const char *name, const char *value, TF_Status *st) {
   kf_error err;
   kf_status s = kf_attrs_set(k->info->op, &k->attrs, name, value, &err);
-  (void)ctx;
   if (s != KF_OK) {
     set_kf_error(st, s, &err);
     return 0;
@@ -277,11 +260,54 @@ static int set_text(TF_OpKernelConstruction *ctx, kernel *k, const char *name, c
   return 1;
 }
 
-static void *kernel_create(const op_info *info, TF_OpKernelConstruction *ctx) {
+/* Reads one attr into k->attrs, by its kind (kfg_tf_ops.h). */
+static int read_attr(TF_OpKernelConstruction *ctx, kernel *k, const kfg_tf_attr *a, TF_Status *st) {
+  char *at = (char *)&k->attrs + a->offset;
+  switch (a->kind) {
+    case KFG_TF_TYPE: {
+      TF_DataType t;
+      kf_dtype d;
+      TF_OpKernelConstruction_GetAttrType(ctx, a->name, &t, st);
+      if (TF_GetCode(st) != TF_OK) return 0;
+      d = kf_of_tf(t);
+      return set_text(k, a->name, d == KF_DT_INVALID ? "invalid" : kf_dtype_name(d), st);
+    }
+    case KFG_TF_STRING: {
+      char buf[64];
+      if (!get_string_attr(ctx, a->name, buf, sizeof buf, st)) return 0;
+      return set_text(k, a->name, buf, st);
+    }
+    case KFG_TF_FLOAT: {
+      float v;
+      TF_OpKernelConstruction_GetAttrFloat(ctx, a->name, &v, st);
+      if (TF_GetCode(st) != TF_OK) return 0;
+      if (a->size == sizeof v) memcpy(at, &v, sizeof v); /* exactly TF's float, no text round trip */
+      return 1;
+    }
+    case KFG_TF_BOOL: {
+      TF_Bool v;
+      TF_OpKernelConstruction_GetAttrBool(ctx, a->name, &v, st);
+      if (TF_GetCode(st) != TF_OK) return 0;
+      store_sized(at, a->size, v ? 1 : 0);
+      return 1;
+    }
+    case KFG_TF_INT_LIST: {
+      int64_t v[KFT_MAX_LIST];
+      int n, i, cap = a->max < KFT_MAX_LIST ? a->max : KFT_MAX_LIST;
+      if (!get_int_list(ctx, a->name, v, cap, &n, st)) return 0;
+      if (!a->size) return 1;
+      memcpy((char *)&k->attrs + a->count_offset, &n, sizeof n);
+      for (i = 0; i < n && i < cap; i++) store_sized(at + (size_t)i * a->size, a->size, v[i]);
+      return 1;
+    }
+  }
+  return 1;
+}
+
+static void *kernel_create(const kfg_tf_op *info, TF_OpKernelConstruction *ctx) {
   TF_Status *st = TF_NewStatus();
   kernel *k = calloc(1, sizeof *k);
-  char buf[64];
-  TF_DataType t;
+  int i;
   if (!k) {
     TF_SetStatus(st, TF_RESOURCE_EXHAUSTED, "kforge: out of memory");
     goto fail;
@@ -289,35 +315,8 @@ static void *kernel_create(const op_info *info, TF_OpKernelConstruction *ctx) {
   k->info = info;
   pthread_mutex_init(&k->mu, NULL);
   kf_attrs_init(info->op, &k->attrs);
-  TF_OpKernelConstruction_GetAttrType(ctx, "T", &t, st);
-  if (TF_GetCode(st) != TF_OK) goto fail;
-  if (!set_text(ctx, k, "T", kf_dtype_name(kf_of_tf(t)), st)) goto fail;
-  if (!get_string_attr(ctx, "data_format", buf, sizeof buf, st)) goto fail;
-  if (!set_text(ctx, k, "data_format", buf, st)) goto fail;
-  if (info->sizes_input < 0) { /* batch norm */
-    float eps;
-    TF_Bool tr;
-    TF_OpKernelConstruction_GetAttrFloat(ctx, "epsilon", &eps, st);
-    if (TF_GetCode(st) != TF_OK) goto fail;
-    k->attrs.epsilon = eps; /* exactly TF's float, no text round trip */
-    TF_OpKernelConstruction_GetAttrBool(ctx, "is_training", &tr, st);
-    if (TF_GetCode(st) != TF_OK) goto fail;
-    k->attrs.is_training = tr ? 1 : 0;
-  } else { /* depthwise */
-    int64_t v[16];
-    int n, i;
-    if (!get_string_attr(ctx, "padding", buf, sizeof buf, st)) goto fail;
-    if (!set_text(ctx, k, "padding", buf, st)) goto fail;
-    if (!get_int_list(ctx, "strides", v, 8, &n, st)) goto fail;
-    k->attrs.num_strides = n;
-    for (i = 0; i < n && i < 8; i++) k->attrs.strides[i] = clamp_int(v[i]);
-    if (!get_int_list(ctx, "dilations", v, 8, &n, st)) goto fail;
-    k->attrs.num_dilations = n;
-    for (i = 0; i < n && i < 8; i++) k->attrs.dilations[i] = clamp_int(v[i]);
-    if (!get_int_list(ctx, "explicit_paddings", v, 16, &n, st)) goto fail;
-    k->attrs.num_explicit_paddings = n;
-    for (i = 0; i < n && i < 16; i++) k->attrs.explicit_paddings[i] = v[i];
-  }
+  for (i = 0; i < info->num_attrs; i++)
+    if (!read_attr(ctx, k, &info->attrs[i], st)) goto fail;
   TF_DeleteStatus(st);
   return k;
 fail:
@@ -337,25 +336,30 @@ static void kernel_delete(void *p) {
   free(k);
 }
 
-static void *create_bn1(TF_OpKernelConstruction *c) { return kernel_create(&g_ops[OP_BN1], c); }
-static void *create_bn2(TF_OpKernelConstruction *c) { return kernel_create(&g_ops[OP_BN2], c); }
-static void *create_bn3(TF_OpKernelConstruction *c) { return kernel_create(&g_ops[OP_BN3], c); }
-static void *create_dwbpi(TF_OpKernelConstruction *c) { return kernel_create(&g_ops[OP_DWBPI], c); }
-static void *create_dwbpf(TF_OpKernelConstruction *c) { return kernel_create(&g_ops[OP_DWBPF], c); }
+/* One create function per op (TF passes it no user data). */
+#define KFT_CREATE(i) \
+  static void *create_##i(TF_OpKernelConstruction *c) { return kernel_create(&kfg_tf_ops[i], c); }
+KFG_TF_FOR_EACH_OP(KFT_CREATE)
+#undef KFT_CREATE
+#define KFT_CREATE_REF(i) create_##i,
+static void *(*const g_create[KFG_TF_NUM_OPS])(TF_OpKernelConstruction *) = { KFG_TF_FOR_EACH_OP(KFT_CREATE_REF) };
+#undef KFT_CREATE_REF
 
-/* The call's key; 0 when it cannot be cached (too many sizes values). */
+/* The call's key; 0 when it cannot be cached (too many plan-time values). */
 static int make_key(const kernel *k, const kf_tensor_desc *d, int n, int64_t *key) {
-  int len = 0, i, j;
-  for (i = 0; i < n && i < KFI_KEY_INPUTS; i++) {
+  int len = 0, i, j, values = 0;
+  for (i = 0; i < n && i < KFG_TF_MAX_INPUTS; i++) {
     key[len++] = d[i].dtype;
     key[len++] = d[i].rank;
     for (j = 0; j < d[i].rank; j++) key[len++] = d[i].dims[j];
   }
-  if (k->info->sizes_input >= 0) {
-    const kf_tensor_desc *s = &d[k->info->sizes_input];
+  for (i = 0; i < n && i < KFG_TF_MAX_INPUTS; i++) {
+    const kf_tensor_desc *s = &d[i];
     int64_t cnt = 1;
+    if (!(k->info->host_inputs >> i & 1u)) continue;
     for (j = 0; j < s->rank; j++) cnt *= s->dims[j];
-    if (cnt > KFT_MAX_SIZES || s->dtype != KF_INT32 || (cnt > 0 && !s->host_data)) return 0;
+    if (cnt > KFT_MAX_SIZES - values || s->dtype != KF_INT32 || (cnt > 0 && !s->host_data)) return 0;
+    values += (int)cnt;
     key[len++] = cnt;
     for (j = 0; j < cnt; j++) key[len++] = ((const int32_t *)s->host_data)[j];
   }
@@ -365,12 +369,12 @@ static int make_key(const kernel *k, const kf_tensor_desc *d, int n, int64_t *ke
 static void kernel_compute(void *p, TF_OpKernelContext *ctx) {
   kernel *k = p;
   TF_Status *st = TF_NewStatus();
-  TF_Tensor *in[KFI_KEY_INPUTS] = { 0 };
-  TF_Tensor *out[5] = { 0 };
+  TF_Tensor *in[KFG_TF_MAX_INPUTS] = { 0 };
+  TF_Tensor *out[KFG_TF_MAX_OUTPUTS] = { 0 };
   TF_Tensor *tmp = NULL;
-  kf_tensor_desc desc[KFI_KEY_INPUTS];
-  const void *in_ptr[KFI_KEY_INPUTS];
-  void *out_ptr[5];
+  kf_tensor_desc desc[KFG_TF_MAX_INPUTS];
+  const void *in_ptr[KFG_TF_MAX_INPUTS];
+  void *out_ptr[KFG_TF_MAX_OUTPUTS];
   int64_t key[KFT_KEY_LEN];
   kf_plan plan;
   kf_error err;
@@ -380,7 +384,7 @@ static void kernel_compute(void *p, TF_OpKernelContext *ctx) {
   void *scratch = NULL;
 
   memset(desc, 0, sizeof desc);
-  if (n_in > KFI_KEY_INPUTS || n_in != kf_op_num_inputs(k->info->op)) {
+  if (n_in > KFG_TF_MAX_INPUTS || n_in != kf_op_num_inputs(k->info->op)) {
     TF_SetStatus(st, TF_INTERNAL, "kforge: unexpected number of inputs");
     goto fail;
   }
@@ -398,7 +402,7 @@ static void kernel_compute(void *p, TF_OpKernelContext *ctx) {
     }
     for (j = 0; j < desc[i].rank; j++) desc[i].dims[j] = TF_Dim(in[i], j);
     in_ptr[i] = TF_TensorData(in[i]);
-    if (i == k->info->sizes_input) desc[i].host_data = in_ptr[i];
+    if (k->info->host_inputs >> i & 1u) desc[i].host_data = in_ptr[i];
   }
 
   key_len = make_key(k, desc, n_in, key);
@@ -441,7 +445,7 @@ static void kernel_compute(void *p, TF_OpKernelContext *ctx) {
   pthread_mutex_unlock(&g_stats_mu);
 
   n_out = kf_plan_num_outputs(&plan);
-  if (n_out != TF_NumOutputs(ctx) || n_out > 5) {
+  if (n_out != TF_NumOutputs(ctx) || n_out > KFG_TF_MAX_OUTPUTS) {
     TF_SetStatus(st, TF_INTERNAL, "kforge: unexpected number of outputs");
     goto fail;
   }
@@ -475,9 +479,9 @@ fail:
   TF_OpKernelContext_Failure(ctx, st);
 done:
   if (tmp) TF_DeleteTensor(tmp);
-  for (i = 0; i < 5; i++)
+  for (i = 0; i < KFG_TF_MAX_OUTPUTS; i++)
     if (out[i]) TF_DeleteTensor(out[i]);
-  for (i = 0; i < KFI_KEY_INPUTS; i++)
+  for (i = 0; i < KFG_TF_MAX_INPUTS; i++)
     if (in[i]) TF_DeleteTensor(in[i]);
   TF_DeleteStatus(st);
 }
@@ -574,8 +578,39 @@ static void dw_shape(TF_ShapeInferenceContext *c, TF_Status *st, int sizes_input
   TF_DeleteShapeHandle(out);
 }
 
-static void dwbpi_shape(TF_ShapeInferenceContext *c, TF_Status *st) { dw_shape(c, st, 0); }
-static void dwbpf_shape(TF_ShapeInferenceContext *c, TF_Status *st) { dw_shape(c, st, 1); }
+/* The op's first plan-time input (the sizes), from the table. */
+static int sizes_input_of(kf_op op) {
+  int i, j;
+  for (i = 0; i < KFG_TF_NUM_OPS; i++)
+    if (kfg_tf_ops[i].op == op)
+      for (j = 0; j < kfg_tf_ops[i].num_inputs; j++)
+        if (kfg_tf_ops[i].host_inputs >> j & 1u) return j;
+  return 0;
+}
+
+static void dwbpi_shape(TF_ShapeInferenceContext *c, TF_Status *st) {
+  dw_shape(c, st, sizes_input_of(KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT));
+}
+static void dwbpf_shape(TF_ShapeInferenceContext *c, TF_Status *st) {
+  dw_shape(c, st, sizes_input_of(KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_FILTER));
+}
+
+/* An op with no shape function of its own: every output of unknown shape. */
+static void unknown_shape(TF_ShapeInferenceContext *c, TF_Status *st) { TF_ShapeInferenceContextSetUnknownShape(c, st); }
+
+typedef void shape_fn(TF_ShapeInferenceContext *, TF_Status *);
+
+/* The hand-written part of an op's registration: TF's shape function. */
+static shape_fn *shape_fn_of(kf_op op) {
+  switch (op) {
+    case KF_OP_FUSED_BATCH_NORM_GRAD:
+    case KF_OP_FUSED_BATCH_NORM_GRAD_V2: return bn12_shape;
+    case KF_OP_FUSED_BATCH_NORM_GRAD_V3: return bn3_shape;
+    case KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT: return dwbpi_shape;
+    case KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_FILTER: return dwbpf_shape;
+    default: return unknown_shape;
+  }
+}
 
 /* ------------------------------------------------------------------ registration */
 
@@ -584,110 +619,70 @@ static void add_list(TF_OpDefinitionBuilder *b, void (*add)(TF_OpDefinitionBuild
   for (; *specs; specs++) add(b, *specs);
 }
 
+#define KFT_MAX_TYPE_ATTRS 8
+
+/* Registers the op and one kernel per combination of its type attrs'
+   allowed dtypes (named <Kforge name>_<dtype>[_<dtype>...]), with the
+   plan-time inputs in host memory. */
 static void register_op(int which, TF_Status *st) {
-  static const char *const bn1_in[] = { "y_backprop: T", "x: T", "scale: T", "reserve_space_1: T",
-                                        "reserve_space_2: T", NULL };
-  static const char *const bn1_out[] = { "x_backprop: T", "scale_backprop: T", "offset_backprop: T",
-                                         "reserve_space_3: T", "reserve_space_4: T", NULL };
-  static const char *const bn1_attr[] = { "T: {float}", "epsilon: float = 0.0001",
-                                          "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
-                                          "is_training: bool = true", NULL };
-  static const char *const bn2_in[] = { "y_backprop: T", "x: T", "scale: float", "reserve_space_1: U",
-                                        "reserve_space_2: U", NULL };
-  static const char *const bn2_out[] = { "x_backprop: T", "scale_backprop: U", "offset_backprop: U",
-                                         "reserve_space_3: U", "reserve_space_4: U", NULL };
-  static const char *const bn2_attr[] = { "T: {half, bfloat16, float}", "U: {float}", "epsilon: float = 0.0001",
-                                          "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
-                                          "is_training: bool = true", NULL };
-  static const char *const bn3_in[] = { "y_backprop: T", "x: T", "scale: float", "reserve_space_1: U",
-                                        "reserve_space_2: U", "reserve_space_3: U", NULL };
-  static const char *const bn3_out[] = { "x_backprop: T", "scale_backprop: U", "offset_backprop: U",
-                                         "reserve_space_4: U", "reserve_space_5: U", NULL };
-  static const char *const bn3_attr[] = { "T: {half, bfloat16, float}", "U: {float}", "epsilon: float = 0.0001",
-                                          "data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'",
-                                          "is_training: bool = true", NULL };
-  static const char *const dwbpi_in[] = { "input_sizes: int32", "filter: T", "out_backprop: T", NULL };
-  static const char *const dwbpf_in[] = { "input: T", "filter_sizes: int32", "out_backprop: T", NULL };
-  static const char *const dw_out[] = { "output: T", NULL };
-  static const char *const dw_attr[] = { "T: {half, bfloat16, float, double}", "strides: list(int)",
-                                         "padding: {'SAME', 'VALID', 'EXPLICIT'}",
-                                         "explicit_paddings: list(int) = []",
-                                         "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
-                                         "dilations: list(int) = [1, 1, 1, 1]", NULL };
-  const op_info *info = &g_ops[which];
+  const kfg_tf_op *info = &kfg_tf_ops[which];
   TF_OpDefinitionBuilder *b = TF_NewOpDefinitionBuilder(info->kforge_name);
-  TF_KernelBuilder *kb;
-  void *(*create)(TF_OpKernelConstruction *) = NULL;
-  int i;
-  switch (which) {
-    case OP_BN1:
-      add_list(b, TF_OpDefinitionBuilderAddInput, bn1_in);
-      add_list(b, TF_OpDefinitionBuilderAddOutput, bn1_out);
-      add_list(b, TF_OpDefinitionBuilderAddAttr, bn1_attr);
-      TF_OpDefinitionBuilderSetShapeInferenceFunction(b, bn12_shape);
-      create = create_bn1;
-      break;
-    case OP_BN2:
-      add_list(b, TF_OpDefinitionBuilderAddInput, bn2_in);
-      add_list(b, TF_OpDefinitionBuilderAddOutput, bn2_out);
-      add_list(b, TF_OpDefinitionBuilderAddAttr, bn2_attr);
-      TF_OpDefinitionBuilderSetShapeInferenceFunction(b, bn12_shape);
-      create = create_bn2;
-      break;
-    case OP_BN3:
-      add_list(b, TF_OpDefinitionBuilderAddInput, bn3_in);
-      add_list(b, TF_OpDefinitionBuilderAddOutput, bn3_out);
-      add_list(b, TF_OpDefinitionBuilderAddAttr, bn3_attr);
-      TF_OpDefinitionBuilderSetShapeInferenceFunction(b, bn3_shape);
-      create = create_bn3;
-      break;
-    case OP_DWBPI:
-      add_list(b, TF_OpDefinitionBuilderAddInput, dwbpi_in);
-      add_list(b, TF_OpDefinitionBuilderAddOutput, dw_out);
-      add_list(b, TF_OpDefinitionBuilderAddAttr, dw_attr);
-      TF_OpDefinitionBuilderSetShapeInferenceFunction(b, dwbpi_shape);
-      create = create_dwbpi;
-      break;
-    default:
-      add_list(b, TF_OpDefinitionBuilderAddInput, dwbpf_in);
-      add_list(b, TF_OpDefinitionBuilderAddOutput, dw_out);
-      add_list(b, TF_OpDefinitionBuilderAddAttr, dw_attr);
-      TF_OpDefinitionBuilderSetShapeInferenceFunction(b, dwbpf_shape);
-      create = create_dwbpf;
-      break;
-  }
+  int ta[KFT_MAX_TYPE_ATTRS], idx[KFT_MAX_TYPE_ATTRS], nt = 0, i, j;
+  add_list(b, TF_OpDefinitionBuilderAddInput, info->inputs);
+  add_list(b, TF_OpDefinitionBuilderAddOutput, info->outputs);
+  add_list(b, TF_OpDefinitionBuilderAddAttr, info->attr_defs);
+  TF_OpDefinitionBuilderSetShapeInferenceFunction(b, shape_fn_of(info->op));
   TF_RegisterOpDefinition(b, st);
   if (!ok(st)) {
     fprintf(stderr, "kforge_tf: cannot register op %s: %s\n", info->kforge_name, TF_Message(st));
     return;
   }
-  for (i = 0; i < info->num_types; i++) {
-    char kname[128];
-    kb = TF_NewKernelBuilder(info->kforge_name, "CPU", create, kernel_compute, kernel_delete);
-    TF_KernelBuilder_TypeConstraint(kb, "T", tf_type_of_name(info->types[i]), st);
-    if (ok(st) && which != OP_BN1) {
-      if (which == OP_BN2 || which == OP_BN3) TF_KernelBuilder_TypeConstraint(kb, "U", TF_FLOAT, st);
+  for (i = 0; i < info->num_attrs; i++) {
+    if (info->attrs[i].kind != KFG_TF_TYPE || info->attrs[i].num_types == 0) continue;
+    if (nt == KFT_MAX_TYPE_ATTRS) {
+      fprintf(stderr, "kforge_tf: op %s: more than %d type attrs\n", info->kforge_name, KFT_MAX_TYPE_ATTRS);
+      return;
     }
-    if (ok(st) && info->sizes_input >= 0)
-      TF_KernelBuilder_HostMemory(kb, info->sizes_input == 0 ? "input_sizes" : "filter_sizes");
+    idx[nt] = 0;
+    ta[nt++] = i;
+  }
+  for (;;) {
+    char kname[160];
+    size_t len;
+    TF_KernelBuilder *kb = TF_NewKernelBuilder(info->kforge_name, "CPU", g_create[which], kernel_compute,
+                                               kernel_delete);
+    snprintf(kname, sizeof kname, "%s", info->kforge_name);
+    for (j = 0; j < nt && ok(st); j++) {
+      const kfg_tf_attr *a = &info->attrs[ta[j]];
+      TF_KernelBuilder_TypeConstraint(kb, a->name, a->types[idx[j]], st);
+      len = strlen(kname);
+      snprintf(kname + len, sizeof kname - len, "_%s", a->type_names[idx[j]]);
+    }
+    for (j = 0; j < info->num_inputs && ok(st); j++)
+      if (info->host_inputs >> j & 1u) TF_KernelBuilder_HostMemory(kb, kf_op_input_name(info->op, j));
     if (!ok(st)) {
       fprintf(stderr, "kforge_tf: kernel builder of %s: %s\n", info->kforge_name, TF_Message(st));
       TF_DeleteKernelBuilder(kb);
       return;
     }
-    snprintf(kname, sizeof kname, "%s_%s", info->kforge_name, info->types[i]);
     TF_RegisterKernelBuilder(kname, kb, st);
     if (!ok(st)) {
       fprintf(stderr, "kforge_tf: cannot register kernel %s: %s\n", kname, TF_Message(st));
       return;
     }
+    /* the next combination (the last type attr varies fastest) */
+    for (j = nt - 1; j >= 0; j--) {
+      if (++idx[j] < info->attrs[ta[j]].num_types) break;
+      idx[j] = 0;
+    }
+    if (j < 0) break;
   }
 }
 
 __attribute__((constructor)) static void kforge_tf_register(void) {
   TF_Status *st = TF_NewStatus();
   int i;
-  for (i = 0; i < OP_N; i++) {
+  for (i = 0; i < KFG_TF_NUM_OPS; i++) {
     TF_SetStatus(st, TF_OK, "");
     register_op(i, st);
   }
