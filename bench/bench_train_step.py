@@ -2,6 +2,10 @@
 
     python bench/bench_train_step.py [--steps N] [--warmup W] [--rounds R] [--batch B]
                                      [--threads 1,all] [--json OUT]
+    python bench/bench_train_step.py --models mobilenet_v2_96,efficientnet_b0 --batch 1 [--threads 1]
+
+(the second form: only the gradient ops of docs/models.md's traced models,
+TF's kernels against kforge's, one op-set tf.function each)
 
 (with the TF venv's python, kforge installed into it: see tests/tf/run_train.sh).
 
@@ -140,8 +144,116 @@ def child(args):
         "kforge_pool_threads": kforge.tf.num_threads()}))
 
 
+MODELS = {  # docs/models.md's traced models (batch 1), tf_keras.applications constructors
+    "mobilenet_v2_96": ("MobileNetV2", dict(alpha=0.35, input_shape=(96, 96, 3))),
+    "mobilenet_v2_224": ("MobileNetV2", dict(alpha=1.0, input_shape=(224, 224, 3))),
+    "mobilenet_v3_small": ("MobileNetV3Small", dict(input_shape=(224, 224, 3))),
+    "efficientnet_b0": ("EfficientNetB0", dict(input_shape=(224, 224, 3))),
+}
+
+
+def child_ops(args):
+    """One model's gradient ops alone, TF's kernels vs kforge's, in one process (threads as given)."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ["TF_USE_LEGACY_KERAS"] = "1"
+    import numpy as np
+    import tensorflow as tf
+    n = 0 if args.child_threads == "all" else int(args.child_threads)
+    tf.config.threading.set_intra_op_parallelism_threads(n)
+    tf.config.threading.set_inter_op_parallelism_threads(n)
+    import tf_keras
+    import kforge.tf
+    from kforge.tf import ops as kops
+    from tensorflow.python.framework import tensor_util
+    kforge.tf.load()
+    app, kw = MODELS[args.child_model]
+    tf_keras.utils.set_random_seed(1)
+    model = getattr(tf_keras.applications, app)(weights=None, **kw)
+    rs = np.random.RandomState(0)
+    x = rs.uniform(-1, 1, (args.batch,) + kw["input_shape"]).astype(np.float32)
+
+    def grads():
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.square(model(x, training=True)))
+        return tape.gradient(loss, model.trainable_variables)
+    graph = tf.function(grads).get_concrete_function().graph
+    table = {
+        "FusedBatchNormGradV3": (["y_backprop", "x", "scale", "reserve_space_1", "reserve_space_2", "reserve_space_3"],
+                                 tf.raw_ops.FusedBatchNormGradV3, kops.fused_batch_norm_grad_v3),
+        "DepthwiseConv2dNativeBackpropInput": (["input_sizes", "filter", "out_backprop"],
+                                               tf.raw_ops.DepthwiseConv2dNativeBackpropInput,
+                                               kops.depthwise_conv2d_native_backprop_input),
+        "DepthwiseConv2dNativeBackpropFilter": (["input", "filter_sizes", "out_backprop"],
+                                                tf.raw_ops.DepthwiseConv2dNativeBackpropFilter,
+                                                kops.depthwise_conv2d_native_backprop_filter),
+    }
+    calls = []
+    for op in graph.get_operations():
+        if op.type not in table:
+            continue
+        attrs = {a: op.get_attr(a) for a in ("epsilon", "data_format", "is_training", "strides", "padding",
+                                             "explicit_paddings", "dilations") if a in op.node_def.attr}
+        ins = []
+        for t in op.inputs:
+            v = tensor_util.constant_value(t)
+            if v is not None and t.dtype == tf.int32:
+                ins.append(tf.constant(v))
+            else:
+                shape = t.shape.as_list() if t.shape.rank is not None else []
+                ins.append(tf.constant(rs.uniform(0.5, 1.5, shape).astype(np.float32)) if shape
+                           else tf.zeros([], t.dtype))
+        calls.append((op.type, attrs, ins))
+    out = {"model": args.child_model, "threads": args.child_threads, "calls": len(calls)}
+    for label, only in (("bn", ("FusedBatchNormGradV3",)),
+                        ("dw", ("DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter"))):
+        for which in ("tf", "kforge"):
+            def run(which=which, only=only):
+                res = []
+                for typ, attrs, ins in calls:
+                    if typ in only:
+                        names, tf_fn, kf_fn = table[typ]
+                        r = (kf_fn if which == "kforge" else tf_fn)(**dict(zip(names, ins)), **attrs)
+                        res.append(r[0] if isinstance(r, (tuple, list)) else r)
+                return res
+            f = tf.function(run)
+            for _ in range(3):
+                f()
+            ts = []
+            for _ in range(args.steps):
+                t = time.perf_counter()
+                f()
+                ts.append(time.perf_counter() - t)
+            out["%s_%s_s" % (label, which)] = statistics.median(ts)
+    print("RESULT " + json.dumps(out))
+
+
+def ops_table(args):
+    rows = []
+    for m in args.models.split(","):
+        for t in args.threads.split(","):
+            cmd = [sys.executable, os.path.abspath(__file__), "--child-threads", t, "--child-model", m,
+                   "--steps", str(args.steps), "--batch", str(args.batch)]
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
+            if p.returncode or not line:
+                sys.stderr.write(p.stderr[-3000:])
+                sys.exit("bench_train_step: the %s run failed" % m)
+            rows.append(json.loads(line[-1][7:]))
+            r = rows[-1]
+            print("%-20s %-7s %5d  bn TF %7.2f ms kforge %7.2f ms (%.2fx)   dw TF %7.2f ms kforge %7.2f ms (%.2fx)" % (
+                m, t, r["calls"], 1e3 * r["bn_tf_s"], 1e3 * r["bn_kforge_s"], r["bn_tf_s"] / r["bn_kforge_s"],
+                1e3 * r["dw_tf_s"], 1e3 * r["dw_kforge_s"], r["dw_tf_s"] / r["dw_kforge_s"]), flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--models", help="instead of the step: the gradient ops alone of these models "
+                    "(batch --batch), comma separated: " + ", ".join(MODELS))
+    ap.add_argument("--child-model")
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=2)
@@ -151,9 +263,14 @@ def main():
     ap.add_argument("--child-threads")
     ap.add_argument("--child-grads")
     args = ap.parse_args()
+    if args.child_threads and args.child_model:
+        child_ops(args)
+        return 0
     if args.child_threads:
         child(args)
         return 0
+    if args.models:
+        return ops_table(args)
     results = {}
     configs = [(t, g) for t in args.threads.split(",") for g in ("tf", "kforge")]
     for r in range(args.rounds):
