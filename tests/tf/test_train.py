@@ -23,21 +23,24 @@
 3. The comparison can fail: a third run whose depthwise filter gradients
    are TF's times (1 + 1e-3) must be rejected by the same tolerances.
 
-Tolerances (float32, measured on this model: see docs/training.md). The
-two runs differ only in the summation order of the gradient reductions
-(kforge's blocked pairwise sums against Eigen's), i.e. relative differences
-of a few ulps (~1e-7) in each gradient at step 1. SGD then carries them
-forward; batch norm in training mode and ReLU6 boundaries amplify them a
-little each step. Measured after 20 steps: relative loss difference
-~1e-6 and weight differences ~1e-5 of the largest |weight| of the layer.
-Bounds: loss relative difference <= 1e-4 and, per weight tensor,
-max|w_kforge - w_tf| <= 1e-3 * max(max|w_tf|, 1e-3) — two orders of
-magnitude above what was measured (headroom for other CPUs/ISAs, which
-change Eigen's and kforge's vector widths), while a systematic 1e-3 error
-in one gradient exceeds them (check 3). Mixed precision: the gradient
-kernels compute in half/bfloat16 inputs with float accumulation, whose
-roundings (2^-11, 2^-8) are what may differ: bounds 1e-2 (loss) and
-3e-2 (weights) for float16, 3e-2 and 1e-1 for bfloat16.
+Tolerances (docs/training.md has the measurements). This model's training
+trajectory is chaotic: TF's own gradients run eagerly instead of in a graph
+(a different summation order in a few ops) make the loss differ by 5e-7 at
+step 2, 2e-4 at step 3 and ~1e-2 from step 4 on, at every learning rate
+tried. So each run also trains with TF's gradients eagerly and bounds
+kforge's divergence from TF's graph run by TF's own:
+
+- float32 step-1 gradients, per variable, max|g - g_tf| / max|g_tf| <=
+  max(4 x TF's own, 2e-5); a depthwise filter gradient off by 1e-3 fails it;
+- 20 steps: the loss and every weight tensor, |w - w_tf| relative to how far
+  TF's run moved the tensor (2 float32 ulps per step of slack) <= 10 x TF's
+  own divergence (at the first update: TF's own at that update; later: up to
+  the next step), floors 1e-5 (float32), 1e-3 (mixed_float16), 1e-2
+  (mixed_bfloat16); the perturbed run fails it at the first update;
+- variables whose gradient is rounding noise (exact gradient 0: the offsets
+  of the project batch norms) within 1e-4 absolute;
+- mixed precision step-1 gradients: relative L2 over all variables <= 0.1
+  (float16), 0.3 (bfloat16).
 """
 import argparse
 import os
@@ -406,9 +409,10 @@ def training_checks(steps, batch, policies):
         with kforge.tf.gradients():
             g_kf = tf.function(grads)
             g_kf()
-        with perturbed_filter_grads():
-            g_bad = tf.function(grads)
-            g_bad()
+        if policy == "float32":
+            with perturbed_filter_grads():
+                g_bad = tf.function(grads)
+                g_bad()
         nodes = kforge_nodes(g_kf.get_concrete_function().graph)
         tf_types = {o.type for o in g_kf.get_concrete_function().graph.get_operations()}
         check(nodes == WANT_NODES and not tf_types & set(TF_GRAD_OPS),
@@ -416,26 +420,26 @@ def training_checks(steps, batch, policies):
         check(not kforge_nodes(g_tf.get_concrete_function().graph), "%s: TF's traced gradient has no Kforge ops" % policy)
         e_base = grad_errors(model, batches[0], grads, g_tf)        # TF eager vs TF graph
         e_kf = grad_errors(model, batches[0], g_kf, g_tf)
-        e_bad = grad_errors(model, batches[0], g_bad, g_tf)
-        bound = [max(GRAD_FACTOR * b, GRAD_FLOOR.get(policy, 0.0)) for b in e_base]
-        if policy != "float32":
+        names = [v.name for v in model.trainable_variables]
+        if policy == "float32":
+            bound = [max(GRAD_FACTOR * b, GRAD_FLOOR[policy]) for b in e_base]
+            ratio = [k / b for k, b in zip(e_kf, bound)]
+            i = int(np.argmax(ratio))
+            check(max(ratio) <= 1.0,
+                  "%s: step-1 gradients of all %d variables within max(%g x TF eager-vs-graph, %g): worst %s "
+                  "%.1e (TF's own %.1e); largest kforge error %.1e" % (
+                      policy, len(e_kf), GRAD_FACTOR, GRAD_FLOOR[policy], names[i], e_kf[i], e_base[i], max(e_kf)))
+            e_bad = grad_errors(model, batches[0], g_bad, g_tf)
+            bad_ratio = max(k / b for k, b in zip(e_bad, bound))
+            check(bad_ratio > 1.0, "%s: the same bound rejects depthwise filter gradients off by 1e-3 (x%.0f)"
+                  % (policy, bad_ratio))
+        else:
             # half/bfloat16: every layer's dx is rounded to T, so a one-ulp difference anywhere
             # travels down the network; per variable this is noise (TF's own eager-vs-graph
             # differs up to ~50%), so the bound is on the whole gradient (relative L2)
             l2_kf, l2_base = global_l2(g_kf, g_tf), global_l2(grads, g_tf)
             check(l2_kf <= GRAD_L2[policy], "%s: step-1 gradient, relative L2 over all variables %.1e <= %.0e "
                   "(TF's own eager vs graph: %.1e)" % (policy, l2_kf, GRAD_L2[policy], l2_base))
-            bound = [np.inf] * len(e_base)
-        ratio = [k / b for k, b in zip(e_kf, bound)]
-        i = int(np.argmax(ratio))
-        names = [v.name for v in model.trainable_variables]
-        check(max(ratio) <= 1.0,
-              "%s: step-1 gradients of all %d variables within max(%g x TF eager-vs-graph, %g): worst %s "
-              "%.1e (TF's own %.1e); largest kforge error %.1e" % (
-                  policy, len(e_kf), GRAD_FACTOR, GRAD_FLOOR.get(policy, 0.0), names[i], e_kf[i], e_base[i], max(e_kf)))
-        bad_ratio = max(k / b for k, b in zip(e_bad, bound))
-        check(policy != "float32" or bad_ratio > 1.0, "%s: the same bound rejects depthwise filter gradients off by 1e-3 (x%.0f)"
-              % (policy, bad_ratio))
 
         # Variables whose gradient is rounding noise: max|g| below 1e-3 of the median variable's
         # (measured: <= 5.7e-6 against >= 7e-3 for every other; TF's own eager and graph
