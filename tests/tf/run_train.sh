@@ -1,0 +1,35 @@
+#!/bin/bash
+# tests/tf/run_train.sh -- a tf-keras training step with kforge's gradients
+# (kforge.tf.enable()) against TF's own (tests/tf/test_train.py): toy
+# gradients eager and in tf.function, then MobileNetV2 0.35/96 trained 20
+# steps with TF's and with kforge's gradients under float32, mixed_float16
+# and mixed_bfloat16.
+#
+#   bash tests/tf/run_train.sh [test_train.py options: --steps N --batch B --policies P,Q --verbose]
+#
+# Creates or reuses the pinned TensorFlow venv (tests/tf/venv.sh),
+# pip-installs ./python into it (--no-deps; about 4 s with python/build/native
+# populated), builds the custom-op library (cached) and runs the test (about
+# 2.5 minutes on 2 cores). Ends with "N passed, M failed"; non-zero exit on
+# any failure.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/tf/venv.sh
+
+fail() { echo "tf-train: $*"; echo "0 passed, 1 failed"; exit 1; }
+
+kforge_tf_venv || fail "no TensorFlow venv (see the tf-venv lines above)"
+log=$(mktemp "${TMPDIR:-/tmp}/kforge-tftrain-pip.XXXXXX")
+if ! "$KFORGE_TF_PY" -m pip install --quiet --disable-pip-version-check --no-input --no-deps \
+     --force-reinstall ./python >"$log" 2>&1; then
+  tail -20 "$log"; rm -f "$log"
+  fail "pip could not install ./python into the TensorFlow venv"
+fi
+rm -f "$log"
+export TF_CPP_MIN_LOG_LEVEL=3
+if ! "$KFORGE_TF_PY" -m kforge.tf.build --quiet >/dev/null 2> >(grep -v "^WARNING: All log messages\|cudart_stub\|^I0000" >&2); then
+  fail "the custom-op library does not build (python -m kforge.tf.build)"
+fi
+# TF's and Keras' chatter (absl, retracing and mixed-precision warnings) is not part of the result
+"$KFORGE_TF_PY" tests/tf/test_train.py "$@" 2> >(grep -v "^WARNING\|cudart_stub\|^I0000\|^The dtype policy\|^If you will use\|retracing" >&2)
+exit $?
