@@ -8,8 +8,8 @@
 # tests against TensorFlow 2.21's CPU kernels (tests/tf/run.sh: its pinned
 # venv lives in ~/.cache/kforge, made once) and the Keras-traced manifests
 # against TF (tests/tf/run_keras.sh), the Python package (tests/python/run.sh:
-# pip install into a fresh venv, pytest) and kforge's TensorFlow custom ops
-# (tests/tf/run_tfop.sh). Ends with
+# pip install into a fresh venv, pytest), kforge's TensorFlow custom ops
+# (tests/tf/run_tfop.sh) and a Keras training run on them (tests/tf/run_train.sh). Ends with
 # "N passed, M failed, K skipped" (K: cases that do not apply on this CPU,
 # such as forced AVX-512 kernels on a CPU without AVX-512); exits non-zero
 # on any failure.
@@ -142,6 +142,8 @@ for cap in avx2 scalar; do
 done
 # TensorFlow custom ops (python/kforge/tf, built against the venv's TF) vs tf.raw_ops
 run_suite tf-ops bash tests/tf/run_tfop.sh
+# a tf-keras MobileNetV2 trained 20 steps with TF's and with kforge's gradients
+run_suite tf-train bash tests/tf/run_train.sh
 run_suite models sh tests/models/test_models.sh
 run_suite tuning sh tests/tuning/test_tuning.sh
 

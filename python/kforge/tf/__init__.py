@@ -79,7 +79,7 @@ def __getattr__(name):
     # ops imports TF: loaded lazily. The Keras helpers live in .keras (when present).
     if name == "ops":
         return importlib.import_module(__name__ + ".ops")
-    if name in ("enable", "disable", "enabled"):
+    if name in ("enable", "disable", "enabled", "gradients", "stats", "reset_stats"):
         try:
             keras = importlib.import_module(__name__ + ".keras")
         except ModuleNotFoundError as e:
