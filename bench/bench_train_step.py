@@ -149,6 +149,10 @@ MODELS = {  # docs/models.md's traced models (batch 1), tf_keras.applications co
     "mobilenet_v2_224": ("MobileNetV2", dict(alpha=1.0, input_shape=(224, 224, 3))),
     "mobilenet_v3_small": ("MobileNetV3Small", dict(input_shape=(224, 224, 3))),
     "efficientnet_b0": ("EfficientNetB0", dict(input_shape=(224, 224, 3))),
+    # the resolutions of issue 16's op-level table (batch 16, 8, 16, 8 there: --batch)
+    "mobilenet_v2_160": ("MobileNetV2", dict(alpha=1.0, input_shape=(160, 160, 3))),
+    "mobilenet_v3_small_128": ("MobileNetV3Small", dict(input_shape=(128, 128, 3))),
+    "efficientnet_b0_128": ("EfficientNetB0", dict(input_shape=(128, 128, 3))),
 }
 
 
