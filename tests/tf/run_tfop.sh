@@ -16,17 +16,8 @@ cd "$(dirname "$0")/../.." || exit 1
 fail() { echo "tf-ops: $*"; echo "0 passed, 1 failed"; exit 1; }
 
 kforge_tf_venv || fail "no TensorFlow venv (see the tf-venv lines above)"
-log=$(mktemp "${TMPDIR:-/tmp}/kforge-tfop-pip.XXXXXX")
-if ! "$KFORGE_TF_PY" -m pip install --quiet --disable-pip-version-check --no-input --no-deps \
-     --force-reinstall ./python >"$log" 2>&1; then
-  tail -20 "$log"; rm -f "$log"
-  fail "pip could not install ./python into the TensorFlow venv"
-fi
-rm -f "$log"
+kforge_tf_with_kforge || fail "kforge is not installed in the TensorFlow venv (see above)"
 export TF_CPP_MIN_LOG_LEVEL=3
-if ! "$KFORGE_TF_PY" -m kforge.tf.build --quiet >/dev/null 2> >(grep -v "^WARNING: All log messages\|cudart_stub\|^I0000" >&2); then
-  fail "the custom-op library does not build (python -m kforge.tf.build)"
-fi
 # AutoGraph/absl chatter is not part of the result
 "$KFORGE_TF_PY" tests/tf/test_tf_ops.py "$@" 2> >(grep -v "^WARNING: All log messages\|cudart_stub\|^I0000" >&2)
 rc=$?

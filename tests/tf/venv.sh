@@ -103,6 +103,27 @@ kforge_tf_venv() {
   return 0
 }
 
+# kforge_tf_with_kforge: after kforge_tf_venv, pip-installs this checkout's
+# ./python into the venv (--no-deps: it has numpy and ml_dtypes; a few
+# seconds when python/build/native is populated) and builds the custom-op
+# library against its TF (cached). One "tf-venv: ..." line on failure.
+kforge_tf_with_kforge() {
+  local log
+  log=$(mktemp "${TMPDIR:-/tmp}/kforge-tf-pip.XXXXXX")
+  if ! "$KFORGE_TF_PY" -m pip install --quiet --disable-pip-version-check --no-input --no-deps \
+       --force-reinstall ./python >"$log" 2>&1; then
+    tail -20 "$log"; rm -f "$log"
+    echo "tf-venv: pip could not install ./python into the TensorFlow venv"
+    return 1
+  fi
+  rm -f "$log"
+  if ! TF_CPP_MIN_LOG_LEVEL=3 "$KFORGE_TF_PY" -m kforge.tf.build --quiet >/dev/null \
+       2> >(grep -v "^WARNING: All log messages\|cudart_stub\|^I0000" >&2); then
+    echo "tf-venv: the custom-op library does not build (python -m kforge.tf.build)"
+    return 1
+  fi
+}
+
 # run directly: create/verify and print the python
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   kforge_tf_venv "$@" || exit 1
