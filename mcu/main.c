@@ -44,6 +44,8 @@ int main(void) {
   env.arena = arena;
   env.arena_bytes = sizeof arena;
   env.ticks = ticks;
+  env.step = &kfm_step_plan; /* in order, as one training step: kfm_step.c */
+  env.before = 0;
   SYST_RVR = 0xFFFFFFu;
   SYST_CVR = 0;
   SYST_CSR = 7u; /* enable, interrupt on wrap, processor clock */

@@ -78,15 +78,24 @@ include ninja/model.ninja
 build $h/obj/model/kfg_model.o: cc $out/gen/kfg_model.c
 build $h/obj/model/runner.o: cc tools/model/runner.c
 build $h/obj/model/check.o: cc tools/model/check.c
-${ref_edges}build $h/check: link $h/obj/model/check.o $refs $h/obj/model/kfg_model.o $h/obj/model/runner.o $h/libkforge.a
+build $h/obj/model/plan.o: cc tools/model/plan.c
+build $h/obj/model/arena.o: cc tools/model/arena.c
+${ref_edges}build $h/check: link $h/obj/model/check.o $h/obj/model/plan.o $h/obj/model/arena.o $refs $h/obj/model/kfg_model.o $h/obj/model/runner.o $h/libkforge.a
 EOF
 ninja -f "$out/host.ninja" >/dev/null
-if ! "$h/check" --hashes "$out/host-hashes.txt" > "$out/check.txt"; then
+if ! "$h/check" --hashes "$out/host-hashes.txt" --plan "$out/kfm_step.c" > "$out/check.txt"; then
   grep -E '^FAIL' "$out/check.txt" >&2 || true
   echo "build-model: $model for $target: the host check failed (see $out/check.txt)" >&2
   exit 1
 fi
-arena=$(sed -n 's/.*arena_bytes \([0-9]*\).*/\1/p' "$out/check.txt")
+# The arena: the step's planned peak (tools/model/plan.c); for comparison
+# the lower bound, the plan without in-place outputs, each call alone.
+arena=$(sed -n 's/.* arena_bytes \([0-9]*\).*/\1/p' "$out/check.txt")
+lower=$(sed -n 's/.* lower_bound \([0-9]*\).*/\1/p' "$out/check.txt")
+noinpl=$(sed -n 's/.* arena_noinplace \([0-9]*\).*/\1/p' "$out/check.txt")
+percall=$(sed -n 's/.* per_call_arena \([0-9]*\).*/\1/p' "$out/check.txt")
+chained=$(sed -n 's/.* chained \([0-9]*\),.*/\1/p' "$out/check.txt")
+peak=$(sed -n 's/.* peak_call \([0-9]*\) \([^,]*\),.*/#\1 \2/p' "$out/check.txt")
 scratch=$(sed -n 's/.*scratch_bytes \([0-9]*\).*/\1/p' "$out/check.txt")
 nkern=$(grep -c '^[^/]*/kfg_' "$out/gen/FILES" || true)
 
@@ -94,7 +103,8 @@ nkern=$(grep -c '^[^/]*/kfg_' "$out/gen/FILES" || true)
   echo "model $model, target $target${nofb:+, no generic fallback}"
   echo "kernels: $nkern"
   sed 's/^/  /' "$out/gen/FILES" | grep '/kfg_' | sed 's|  [a-z]*/||; s|\.c$||'
-  echo "arena (inputs + outputs + scratch of the largest call): $arena bytes; largest scratch: $scratch bytes"
+  echo "arena (the training step's planned peak; lower bound $lower at call $peak): $arena bytes; largest scratch: $scratch bytes"
+  echo "  chained inputs: $chained; without in-place outputs: $noinpl bytes; each call alone (largest call): $percall bytes"
 } > "$out/report.txt"
 
 if [ "$t_mcu" = 1 ]; then
@@ -112,9 +122,10 @@ target_ldflags = $t_mem $trap_heap -Wl,--gc-sections -lm
 include ninja/model.ninja
 build $m/obj/model/kfg_model.o: cc $out/gen/kfg_model.c
 build $m/obj/model/runner.o: cc tools/model/runner.c
+build $m/obj/model/kfm_step.o: cc $out/kfm_step.c
 build $m/obj/mcu/main.o: cc mcu/main.c
   cflags = \$cflags -DKFM_ARENA_BYTES=$arena
-build $out/image.elf: link $m/obj/mcu/main.o $m/obj/model/kfg_model.o $m/obj/model/runner.o $m/libkforge.a
+build $out/image.elf: link $m/obj/mcu/main.o $m/obj/model/kfg_model.o $m/obj/model/runner.o $m/obj/model/kfm_step.o $m/libkforge.a
 EOF
   # A model whose arena does not fit the board's RAM (with room for stack
   # and libc) still gets its image linked with a token arena, for the code

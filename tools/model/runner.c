@@ -65,34 +65,28 @@ static int64_t count(const kf_tensor_desc *d) {
   return n;
 }
 
-/* Bump allocation, 16-byte aligned; NULL when the arena is full. */
-static void *take(const kfm_env *env, size_t *used, size_t bytes) {
-  size_t at = (*used + 15u) & ~(size_t)15u;
-  if (at > env->arena_bytes || bytes > env->arena_bytes - at) {
-    *used = at + bytes; /* still count what would be needed */
-    return NULL;
-  }
-  *used = at + bytes;
-  return env->arena + at;
-}
+static size_t bytes_of(const kf_tensor_desc *d) { return (size_t)count(d) * kf_dtype_size(d->dtype); }
 
-kf_status kfm_run_instance(int i, const kfm_env *env, kfm_run *r) {
+static size_t up16(size_t v) { return (v + 15u) & ~(size_t)15u; }
+
+/* Sets up the call and plans it into *plan. */
+static kf_status prepare(int i, kfm_run *r, kf_plan *plan) {
   const kfm_instance *inst = &kfm_instances[i];
-  kf_plan plan;
-  uint64_t seed = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1), h = 1469598103934665603ull;
-  size_t used = 0, k;
-  int j, short_arena = 0;
-  void *scratch;
-  uint32_t t0 = 0;
-
+  int j;
   memset(r, 0, sizeof *r);
   r->op = kf_op_from_name(inst->op);
   kf_attrs_init(r->op, &r->attrs);
   for (j = 0; j < inst->num_attrs; j++)
     if ((r->status = kf_attrs_set(r->op, &r->attrs, inst->attrs[j].name, inst->attrs[j].value, &r->err)) != KF_OK)
       return r->status;
+  if (inst->num_inputs > KFM_MAX_IO) {
+    r->status = r->err.status = KF_INVALID_ARGUMENT;
+    r->err.rule = "model.io";
+    memcpy(r->err.message, "more inputs than KFM_MAX_IO", 28);
+    return r->status;
+  }
   r->num_inputs = inst->num_inputs;
-  for (j = 0; j < inst->num_inputs && j < KFM_MAX_IO; j++) {
+  for (j = 0; j < inst->num_inputs; j++) {
     kf_tensor_desc *d = &r->in_desc[j];
     memset(d, 0, sizeof *d);
     d->dtype = inst->inputs[j].dtype;
@@ -100,27 +94,62 @@ kf_status kfm_run_instance(int i, const kfm_env *env, kfm_run *r) {
     memcpy(d->dims, inst->inputs[j].dims, sizeof d->dims);
     d->host_data = inst->inputs[j].values;
   }
-  r->status = kf_plan_op(&plan, r->op, &r->attrs, r->in_desc, inst->num_inputs, NULL, &r->err);
+  r->status = kf_plan_op(plan, r->op, &r->attrs, r->in_desc, inst->num_inputs, NULL, &r->err);
   if (r->status != KF_OK) return r->status;
-  r->kernel = kf_plan_kernel_name(&plan);
-  r->kernel_ok = own_kernel(&plan);
+  r->kernel = kf_plan_kernel_name(plan);
+  r->kernel_ok = own_kernel(plan);
+  r->num_outputs = kf_plan_num_outputs(plan);
+  if (r->num_outputs > KFM_MAX_IO) r->num_outputs = KFM_MAX_IO;
+  for (j = 0; j < r->num_outputs; j++) {
+    r->out_descs[j] = *kf_plan_output_desc(plan, j);
+    r->out_desc[j] = &r->out_descs[j];
+  }
+  r->scratch_bytes = kf_plan_scratch_bytes(plan);
+  for (j = 0; j < r->num_inputs; j++) r->arena_used = up16(r->arena_used) + bytes_of(&r->in_desc[j]);
+  for (j = 0; j < r->num_outputs; j++) r->arena_used = up16(r->arena_used) + bytes_of(r->out_desc[j]);
+  r->arena_used = up16(r->arena_used) + r->scratch_bytes;
+  return KF_OK;
+}
+
+kf_status kfm_describe(int i, kfm_run *r) {
+  kf_plan plan;
+  return prepare(i, r, &plan);
+}
+
+/* The buffer at off of the given bytes, or NULL past the arena's end. */
+static void *at(const kfm_env *env, size_t off, size_t bytes) {
+  if (off > env->arena_bytes || bytes > env->arena_bytes - off) return NULL;
+  return env->arena + off;
+}
+
+kf_status kfm_run_instance(int i, const kfm_env *env, kfm_run *r) {
+  const kfm_instance *inst = &kfm_instances[i];
+  const kfm_call_plan *cp = env->step ? &env->step->calls[i] : NULL;
+  kf_plan plan;
+  uint64_t seed = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1), h = 1469598103934665603ull;
+  size_t used = 0, k;
+  int j, short_arena = 0;
+  void *scratch;
+  uint32_t t0 = 0;
+
+  if (prepare(i, r, &plan) != KF_OK) return r->status;
+  /* Alone: inputs, outputs, scratch bumped from the start. In a step: at
+     the planned offsets; a chained input is already there. */
   for (j = 0; j < inst->num_inputs; j++) {
-    int64_t n = count(&r->in_desc[j]);
-    void *b = take(env, &used, (size_t)n * kf_dtype_size(r->in_desc[j].dtype));
+    size_t n = bytes_of(&r->in_desc[j]);
+    void *b = at(env, cp ? cp->in_off[j] : up16(used), n);
+    used = up16(used) + n;
     if (!b) { short_arena = 1; continue; }
-    fill(&inst->inputs[j], b, n, &seed);
+    if (!cp || cp->from[j] < 0) fill(&inst->inputs[j], b, count(&r->in_desc[j]), &seed);
     r->in[j] = b;
   }
-  r->num_outputs = kf_plan_num_outputs(&plan);
-  for (j = 0; j < r->num_outputs && j < KFM_MAX_IO; j++) {
-    r->out_descs[j] = *kf_plan_output_desc(&plan, j);
-    r->out_desc[j] = &r->out_descs[j];
-    r->out[j] = take(env, &used, (size_t)count(r->out_desc[j]) * kf_dtype_size(r->out_desc[j]->dtype));
+  for (j = 0; j < r->num_outputs; j++) {
+    size_t n = bytes_of(r->out_desc[j]);
+    r->out[j] = at(env, cp ? cp->out_off[j] : up16(used), n);
+    used = up16(used) + n;
     if (!r->out[j]) short_arena = 1;
   }
-  r->scratch_bytes = kf_plan_scratch_bytes(&plan);
-  scratch = take(env, &used, r->scratch_bytes);
-  r->arena_used = used;
+  scratch = at(env, cp ? cp->scratch_off : up16(used), r->scratch_bytes);
   if (short_arena || (r->scratch_bytes && !scratch)) {
     r->status = KF_SCRATCH_TOO_SMALL;
     r->err.status = r->status;
@@ -128,13 +157,14 @@ kf_status kfm_run_instance(int i, const kfm_env *env, kfm_run *r) {
     memcpy(r->err.message, "the model arena is too small for this instance", 47);
     return r->status;
   }
+  if (env->before) env->before(env->ctx, r);
   if (env->ticks) t0 = env->ticks();
   r->status = kf_execute(&plan, r->in, r->out, scratch, r->scratch_bytes, &r->err);
   if (env->ticks) r->ticks = env->ticks() - t0;
   if (r->status != KF_OK) return r->status;
   for (j = 0; j < r->num_outputs; j++) {
     const unsigned char *p = (const unsigned char *)r->out[j];
-    size_t n = (size_t)count(r->out_desc[j]) * kf_dtype_size(r->out_desc[j]->dtype);
+    size_t n = bytes_of(r->out_desc[j]);
     for (k = 0; k < n; k++) h = (h ^ p[k]) * 1099511628211ull;
   }
   r->hash = h;
