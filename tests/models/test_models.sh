@@ -45,7 +45,7 @@ if lua5.4 tools/amalgamate.lua $d/gen "$TMP/amal" > /dev/null &&
    arm=$(sed -n 's/^arena .*: \([0-9]*\) bytes;.*/\1/p' $d/report.txt) &&
    arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard -Os -std=c11 -ffp-contract=off \
      -Wall -Wextra -Werror --specs=picolibc.specs --oslib=semihost --crt0=semihost -DKFM_ARENA_BYTES="$arm" \
-     -I"$TMP/amal" -Itools/model "$TMP/amal/kforge_all.c" tools/model/runner.c $d/gen/kfg_model.c mcu/main.c \
+     -I"$TMP/amal" -Itools/model "$TMP/amal/kforge_all.c" tools/model/runner.c $d/gen/kfg_model.c $d/kfm_step.c mcu/main.c \
      -Wl,--defsym=__flash=0x0 -Wl,--defsym=__flash_size=0x400000 -Wl,--defsym=__ram=0x20000000 \
      -Wl,--defsym=__ram_size=0x400000 -Wl,--wrap=malloc,--wrap=free,--wrap=_sbrk,--wrap=sbrk -lm \
      -o "$TMP/amal.elf" 2> "$TMP/cc" &&
@@ -55,6 +55,41 @@ if lua5.4 tools/amalgamate.lua $d/gen "$TMP/amal" > /dev/null &&
   ok "the one-file amalgamation (kforge.h + kforge_all.c) of kws_dscnn runs on Cortex-M4, bit-identical"
 else
   fail "amalgamation build/run"; cat "$TMP/cc" 2>/dev/null | head; head "$TMP/amal.txt" 2>/dev/null
+fi
+
+# The training step (tools/model/plan.c): the planner alone on random
+# lifetimes; then every shipped model's plan, checked by its host check
+# (sound placement, chained inputs bit-identical to their producer's
+# output), and its figures: chains where the manifest is in TF's backward
+# order (each depthwise layer's two gradients read its batch-norm
+# gradient's x_backprop), planned peak <= each call alone.
+if cc -std=c11 -Wall -Wextra -Werror -Itools/model tests/models/test_plan.c tools/model/arena.c -o "$TMP/plan" 2> "$TMP/cc"; then
+  "$TMP/plan" | grep -E '^(ok|FAIL)' > "$TMP/plan.out"
+  P=$((P + $(grep -c '^ok' "$TMP/plan.out"))); F=$((F + $(grep -c '^FAIL' "$TMP/plan.out")))
+  cat "$TMP/plan.out"
+else
+  fail "test_plan builds"; cat "$TMP/cc"
+fi
+for m in kws_dscnn:0 resnet8_cifar:0 mobilenet_v2_96:34 mobilenet_v2_224:34 mobilenet_v3_small:22 efficientnet_b0:32; do
+  c=build/models/${m%:*}/host/check.txt
+  line=$(grep '^model .* arena_bytes' "$c" 2>/dev/null)
+  ch=$(echo "$line" | sed -n 's/.* chained \([0-9]*\),.*/\1/p')
+  ar=$(echo "$line" | sed -n 's/.* arena_bytes \([0-9]*\),.*/\1/p')
+  lb=$(echo "$line" | sed -n 's/.* lower_bound \([0-9]*\),.*/\1/p')
+  pc=$(echo "$line" | sed -n 's/.* per_call_arena \([0-9]*\),.*/\1/p')
+  if grep -q '^ok - arena plan of the .* (sound)$' "$c" && grep -q '^ok - every chained input is its producer' "$c" &&
+     [ "$ch" = "${m#*:}" ] && [ "$ar" -ge "$lb" ] && [ "$ar" -le "$pc" ]; then
+    ok "${m%:*} step: $ch chained inputs, planned arena $ar bytes (lower bound $lb, each call alone $pc)"
+  else
+    fail "${m%:*} step plan: $line"
+  fi
+done
+# The step table the image runs: a chained input's offset is its producer's output's.
+if awk '/^  \{ \/\*/ { n++ } END { exit !(n == 86) }' build/models/mobilenet_v2_96/cortex-m4-nofallback/kfm_step.c &&
+   grep -q 'block_16_depthwise \*/.*\.from = { -1, -1, 2,' build/models/mobilenet_v2_96/cortex-m4-nofallback/kfm_step.c; then
+  ok "mobilenet_v2_96 step table: 86 calls, block_16_depthwise's out_backprop from call 2 (block_16_depthwise_BN)"
+else
+  fail "mobilenet_v2_96 step table"
 fi
 
 # No fallback: only the model's kernels, and a clear error for anything else.
