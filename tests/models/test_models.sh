@@ -84,6 +84,18 @@ for m in kws_dscnn:0 resnet8_cifar:0 mobilenet_v2_96:34 mobilenet_v2_224:34 mobi
     fail "${m%:*} step plan: $line"
   fi
 done
+# Against each call run alone (every input synthesized): exactly the calls
+# with a chained input differ; and in place changes no bit (every
+# batch-norm gradient kernel reads an element before it writes it).
+h=build/models/mobilenet_v2_96/host
+if $h/host/check --alone --hashes "$TMP/alone" > /dev/null && $h/host/check --no-inplace --hashes "$TMP/noin" > /dev/null &&
+   [ "$(diff $h/host-hashes.txt "$TMP/alone" | grep -c '^<')" = 34 ] &&
+   [ -z "$(diff $h/host-hashes.txt "$TMP/alone" | grep '^<' | grep -v ' kfg_dwbp[fi]_')" ] &&
+   cmp -s $h/host-hashes.txt "$TMP/noin"; then
+  ok "mobilenet_v2_96 step: exactly its 34 chained depthwise calls differ from running alone; in place is bit-identical"
+else
+  fail "mobilenet_v2_96 step vs alone / in place"
+fi
 # The step table the image runs: a chained input's offset is its producer's output's.
 if awk '/^  \{ \/\*/ { n++ } END { exit !(n == 86) }' build/models/mobilenet_v2_96/cortex-m4-nofallback/kfm_step.c &&
    grep -q 'block_16_depthwise \*/.*\.from = { -1, -1, 2,' build/models/mobilenet_v2_96/cortex-m4-nofallback/kfm_step.c; then

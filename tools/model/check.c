@@ -12,9 +12,11 @@
 ** offset in an arena of exactly the planned size; the references get the
 ** same input values.
 **
-**   check [--hashes FILE] [--plan FILE] [--no-inplace]
+**   check [--hashes FILE] [--plan FILE] [--no-inplace | --alone]
 **     prints "ok/FAIL" lines, the arena figures and "N passed, M failed";
-**     --plan writes the step's table (step.h) for the image
+**     --plan writes the step's table (step.h) for the image; --no-inplace
+**     plans no output over an input; --alone runs each call by itself
+**     (every input synthesized, no chains), as before the step
 */
 #include <math.h>
 #include <stdio.h>
@@ -116,7 +118,7 @@ static double against_reference(refs *f, const kfm_run *r) {
 int main(int argc, char **argv) {
   FILE *hashes = NULL, *planf = NULL;
   size_t per_call = 0, scratch_max = 0;
-  int i, j, a, inplace = 1, n = kfm_instance_count, chain_ok;
+  int i, j, a, inplace = 1, alone = 0, n = kfm_instance_count, chain_ok;
   kfm_env env;
   kfm_run *desc = calloc((size_t)n, sizeof *desc);
   kfm_call_plan *calls = calloc((size_t)n, sizeof *calls);
@@ -130,8 +132,10 @@ int main(int argc, char **argv) {
       if (!(planf = fopen(argv[++a], "w"))) { fprintf(stderr, "check: cannot write %s\n", argv[a]); return 2; }
     } else if (strcmp(argv[a], "--no-inplace") == 0) {
       inplace = 0;
+    } else if (strcmp(argv[a], "--alone") == 0) {
+      alone = 1;
     } else {
-      fprintf(stderr, "usage: check [--hashes FILE] [--plan FILE] [--no-inplace]\n");
+      fprintf(stderr, "usage: check [--hashes FILE] [--plan FILE] [--no-inplace | --alone]\n");
       return 2;
     }
   }
@@ -165,11 +169,11 @@ int main(int argc, char **argv) {
   }
   step.calls = calls;
   step.arena_bytes = (uint32_t)rep.arena;
-  kfm_step_of_check = &step;
-  env.arena = malloc(rep.arena ? rep.arena : 1); /* exactly the plan: a wrong offset reads past it */
-  env.arena_bytes = rep.arena;
+  kfm_step_of_check = alone ? NULL : &step;
+  env.arena_bytes = alone ? per_call : rep.arena;
+  env.arena = malloc(env.arena_bytes ? env.arena_bytes : 1); /* exactly the plan: a wrong offset reads past it */
   env.ticks = NULL;
-  env.step = &step;
+  env.step = kfm_step_of_check;
   env.before = before;
   env.ctx = &f;
   for (i = 0; i < n; i++) {
@@ -196,11 +200,11 @@ int main(int argc, char **argv) {
     }
     if (hashes) fprintf(hashes, "%d %s %016llx\n", i, r.kernel, (unsigned long long)r.hash);
   }
-  chain_ok = f.chain_bad == 0 && f.chain_n == rep.chained;
+  chain_ok = f.chain_bad == 0 && f.chain_n == (alone ? 0 : rep.chained);
   {
     char what[256];
     snprintf(what, sizeof what, "every chained input is its producer's output, bit for bit, at the call that "
-             "reads it (%d of %d)", f.chain_n - f.chain_bad, rep.chained);
+             "reads it (%d of %d)", f.chain_n - f.chain_bad, alone ? 0 : rep.chained);
     check_line(chain_ok, what);
   }
   printf("model %s target %s: %d instances, chained %d, inplace %d, arena_bytes %zu, lower_bound %zu, "
