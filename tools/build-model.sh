@@ -7,7 +7,8 @@
 #                 kfg_model.c (the instance table)
 #   host/check    plans every instance with the set (TF's rules, at build
 #                 time), proves each gets its own kernel, compares with the
-#                 double references, measures the arena
+#                 double references, plans the training step's arena
+#                 (kfm_step.c: offsets and chained inputs, for the image)
 #   image.elf     (microcontroller targets) bare-metal image, no heap: the
 #                 link fails if malloc, free or sbrk are pulled in
 #   report.txt    kernels, code size per kernel, arena and scratch bytes,

@@ -2,6 +2,8 @@
 ** runner.c -- see runner.h. Inputs come from a fixed xorshift stream per
 ** instance, so the host and a microcontroller feed every kernel the same
 ** bits; each input in the range its op spec gives (variances positive), else [-1, 1).
+** In a step only external inputs are drawn (in order); chained ones are
+** already in the arena.
 */
 #include <string.h>
 
