@@ -38,6 +38,11 @@ build mobilenet_v2_224 cortex-m4 --no-fallback
 # (2.7 MB arena) and runs; EfficientNet-B0 (14 MB) is built for its code size
 build mobilenet_v3_small cortex-m4 --no-fallback --run
 build efficientnet_b0 cortex-m4 --no-fallback
+# RISC-V under qemu-system-riscv32 -M virt (2 MiB RAM): soft and hard float
+for t in rv32imac rv32imafc; do
+  build kws_dscnn $t --run
+  build mobilenet_v2_96 $t --no-fallback --run
+done
 
 # The one-file amalgamation builds the same image: same outputs, bit for bit.
 d=build/models/kws_dscnn/cortex-m4
@@ -45,7 +50,8 @@ if lua5.4 tools/amalgamate.lua $d/gen "$TMP/amal" > /dev/null &&
    arm=$(sed -n 's/^arena .*: \([0-9]*\) bytes;.*/\1/p' $d/report.txt) &&
    arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard -Os -std=c11 -ffp-contract=off \
      -Wall -Wextra -Werror --specs=picolibc.specs --oslib=semihost --crt0=semihost -DKFM_ARENA_BYTES="$arm" \
-     -I"$TMP/amal" -Itools/model "$TMP/amal/kforge_all.c" tools/model/runner.c $d/gen/kfg_model.c mcu/main.c \
+     -I"$TMP/amal" -Itools/model -Imcu "$TMP/amal/kforge_all.c" tools/model/runner.c $d/gen/kfg_model.c \
+     mcu/main.c mcu/ticks_arm.c \
      -Wl,--defsym=__flash=0x0 -Wl,--defsym=__flash_size=0x400000 -Wl,--defsym=__ram=0x20000000 \
      -Wl,--defsym=__ram_size=0x400000 -Wl,--wrap=malloc,--wrap=free,--wrap=_sbrk,--wrap=sbrk -lm \
      -o "$TMP/amal.elf" 2> "$TMP/cc" &&
