@@ -1,7 +1,7 @@
 /*
 ** ticks.h -- the per-architecture counter of the bare-metal image
-** (mcu/ticks_<arch>.c, named by the target spec's mcu.counter, linked by
-** tools/build-model.sh). Under qemu -icount the counter is deterministic;
+** (mcu/ticks_<arch>.c, picked by tools/model/target_env.lua from the
+** target's cpu key). Under qemu -icount the counter is deterministic;
 ** the target spec gives the instructions per tick.
 */
 #ifndef kfm_ticks_h
