@@ -13,8 +13,9 @@
 #                 link fails if malloc, free or sbrk are pulled in
 #   report.txt    kernels, code size per kernel, arena and scratch bytes,
 #                 and with --run the instruction count under qemu
-# --run runs the image under qemu-system-arm and requires every output to
-# be bit-identical to the host's run of the same (portable C) kernels.
+# --run runs the image under the target's qemu (the spec's mcu.qemu, with
+# -icount) and requires every output to be bit-identical to the host's run
+# of the same (portable C) kernels.
 # --tuning FILE applies a tuning record for the target (docs/tuning.md);
 # --tag NAME appends -NAME to the build folder (tuning candidates).
 set -eu
@@ -126,7 +127,8 @@ build $m/obj/model/runner.o: cc tools/model/runner.c
 build $m/obj/model/kfm_step.o: cc $out/kfm_step.c
 build $m/obj/mcu/main.o: cc mcu/main.c
   cflags = \$cflags -DKFM_ARENA_BYTES=$arena
-build $out/image.elf: link $m/obj/mcu/main.o $m/obj/model/kfg_model.o $m/obj/model/runner.o $m/obj/model/kfm_step.o $m/libkforge.a
+build $m/obj/mcu/ticks.o: cc $t_ticks_src
+build $out/image.elf: link $m/obj/mcu/main.o $m/obj/mcu/ticks.o $m/obj/model/kfg_model.o $m/obj/model/runner.o $m/obj/model/kfm_step.o $m/libkforge.a
 EOF
   # A model whose arena does not fit the board's RAM (with room for stack
   # and libc) still gets its image linked with a token arena, for the code
@@ -149,7 +151,7 @@ EOF
   } >> "$out/report.txt"
   if [ -n "$run" ] && [ "$fits" = 1 ]; then
     # shellcheck disable=SC2086
-    timeout 600 $t_qemu -display none -icount shift=3 -chardev stdio,id=sh0 \
+    timeout 600 $t_qemu -display none -chardev stdio,id=sh0 \
       -semihosting-config enable=on,target=native,chardev=sh0 -kernel "$out/image.elf" > "$out/mcu-run.txt" || {
       echo "build-model: $model on $target: the image failed under qemu (see $out/mcu-run.txt)" >&2
       exit 1
@@ -161,7 +163,7 @@ EOF
       exit 1
     fi
     ticks=$(sed -n 's/^total ticks \([0-9]*\)/\1/p' "$out/mcu-run.txt")
-    echo "qemu run: every output bit-identical to the host; instructions of one training step's calls: $((ticks * 5))" \
+    echo "qemu run: every output bit-identical to the host; instructions of one training step's calls: $((ticks * t_insn_per_tick))" \
       >> "$out/report.txt"
   fi
 fi

@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 echo "| model | target | kernels | kernel code (.text) | runtime code | largest scratch | arena | instructions (qemu -icount) |"
 echo "|---|---|---|---|---|---|---|---|"
 for spec in "kws_dscnn cortex-m4 --run" "kws_dscnn cortex-m0 --run" "resnet8_cifar cortex-m4 --run" \
-            "mobilenet_v2_96 cortex-m4 --no-fallback --run" "mobilenet_v2_224 cortex-m4 --no-fallback"; do
+            "mobilenet_v2_96 cortex-m4 --no-fallback --run" "mobilenet_v2_224 cortex-m4 --no-fallback" \
+            "kws_dscnn rv32imac --run" "mobilenet_v2_96 rv32imac --no-fallback --run" \
+            "kws_dscnn rv32imafc --run" "mobilenet_v2_96 rv32imafc --no-fallback --run"; do
   # shellcheck disable=SC2086
   set -- $spec
   sh tools/build-model.sh "$@" > /dev/null
@@ -19,6 +21,7 @@ for spec in "kws_dscnn cortex-m4 --run" "kws_dscnn cortex-m0 --run" "resnet8_cif
   sc=$(sed -n 's/.*largest scratch: \([0-9]*\) bytes/\1/p' "$r")
   ar=$(sed -n 's/^arena .*: \([0-9]*\) bytes;.*/\1/p' "$r")
   ic=$(sed -n 's/.*instructions of one training step.s calls: \([0-9]*\)/\1/p' "$r")
-  [ -n "$ic" ] || ic="does not fit the board's 4 MiB RAM"
+  ram=$(lua5.4 tools/model/target_env.lua "specs/targets/$2.lua" | sed -n 's/^t_ram=//p')
+  [ -n "$ic" ] || ic="does not fit the board's $((ram / 1048576)) MiB RAM"
   echo "| $1 | $2${3:+ $3} | $k | $kc B | $rc B | $sc B | $ar B | $ic |" | sed 's/ --run//'
 done

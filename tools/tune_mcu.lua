@@ -37,6 +37,11 @@ local function check(ok, what) if ok then passed = passed + 1 else failed = fail
 local t = dofile("specs/targets/" .. target .. ".lua")
 local cpu = assert(t.mcu and t.mcu.cpu, "not a microcontroller target with a cpu key")
 local fp = select(2, sh("lua5.4 generator/kforge-gen.lua --fingerprint --cc " .. t.cc)):gsub("%s+$", "")
+-- Instructions per counter tick (SysTick on Arm, minstret on RISC-V), as
+-- tools/build-model.sh takes it from the spec (tools/model/target_env.lua).
+local per_tick = tonumber(select(2, sh("lua5.4 tools/model/target_env.lua specs/targets/" .. target .. ".lua"))
+  :match("t_insn_per_tick=(%d+)"))
+assert(per_tick, "no instruction counter for target " .. target)
 
 -- Builds and runs the model; returns per-instance {kernel, ticks} or nil, output.
 local function run(tag, record)
@@ -102,7 +107,8 @@ for fam in pairs(fams) do
           check(res ~= nil, string.format("%s=%d: builds, runs, outputs bit-identical to the host%s", kd.name, v,
             res and "" or (": " .. (rerr or ""):sub(-300))))
           -- Only this family's kernels changed. A count is exact to one
-          -- SysTick tick (5 instructions) per call: demand more than that.
+          -- counter tick per call (Arm SysTick: 5 instructions; RISC-V
+          -- minstret: 1): demand more than that.
           local calls = {}
           for _, r in ipairs(base) do calls[r.kernel] = (calls[r.kernel] or 0) + 1 end
           for k, n in pairs(res and per_kernel(res) or {}) do
@@ -124,7 +130,7 @@ local lines = { string.format("-- Tuning record for %s on %s by instruction coun
 for _, k in ipairs(kernels) do
   local b = best[k]
   lines[#lines + 1] = string.format("    { kernel = %q, knobs = { %s}, metric = \"instructions\", ns = %d, default_ns = %d },\n",
-    k, b and (b.knob .. " = " .. b.value .. " ") or "", (b and b.ticks or def[k]) * 5, def[k] * 5)
+    k, b and (b.knob .. " = " .. b.value .. " ") or "", (b and b.ticks or def[k]) * per_tick, def[k] * per_tick)
 end
 lines[#lines + 1] = "  },\n}\n"
 writef(out_file, table.concat(lines))
@@ -138,12 +144,12 @@ print("|---|---|---|---|")
 local tk = per_kernel(tuned or {})
 for _, k in ipairs(kernels) do
   local b = best[k]
-  print(string.format("| %s | %s | %d | %d |", k, b and (b.knob .. "=" .. b.value) or "(default)", def[k] * 5,
-    (tk[k] or 0) * 5))
+  print(string.format("| %s | %s | %d | %d |", k, b and (b.knob .. "=" .. b.value) or "(default)", def[k] * per_tick,
+    (tk[k] or 0) * per_tick))
 end
-print(string.format("| total (%d candidates tried) | | %d | %d |", tried, d_total * 5, t_total * 5))
+print(string.format("| total (%d candidates tried) | | %d | %d |", tried, d_total * per_tick, t_total * per_tick))
 check(tuned and t_total <= d_total, string.format("tuning does not raise the count (%d -> %d instructions)",
-  d_total * 5, t_total * 5))
+  d_total * per_tick, t_total * per_tick))
 check(tuned and (t_total < d_total or not next(best)), string.format(
   "tuning lowers the instruction count where a knob helps (%.1f%% fewer)", 100 * (1 - t_total / d_total)))
 print("record: " .. out_file)

@@ -8,9 +8,9 @@ return {
   cflags = "-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard -Os -ffunction-sections -fdata-sections",
   mcu = {
     cpu = "armv7em:scalar:cortex-m4f-mps2-an386", -- the tuning key: arch:isas:board
-    qemu = "qemu-system-arm -M mps2-an386",
+    qemu = "qemu-system-arm -M mps2-an386 -icount shift=3", -- 8 ns per instruction
     flash = 0x00000000, flash_size = 0x00400000,
     ram = 0x20000000, ram_size = 0x00400000,
-    systick_hz = 25000000, -- SysTick runs on the 25 MHz processor clock of the mps2 boards
+    systick_hz = 25000000, -- SysTick on the 25 MHz processor clock: 5 instructions per tick at shift=3
   },
 }
