@@ -2,7 +2,7 @@
 # Per-model kernel sets and microcontroller builds (tools/build-model.sh):
 # every shipped model for the host (TF rules at build time, its own kernels,
 # the references), the microcontroller images under qemu (bit-identical to
-# the host), no-fallback sets, bad manifests, and recording.
+# the host; Cortex-M55's Helium kernels within tolerance), no-fallback sets, bad manifests, and recording.
 # Prints "ok/FAIL" lines and "N passed, M failed".
 cd "$(dirname "$0")/../.." || exit 1
 P=0 F=0
@@ -38,6 +38,25 @@ build mobilenet_v2_224 cortex-m4 --no-fallback
 # (2.7 MB arena) and runs; EfficientNet-B0 (14 MB) is built for its code size
 build mobilenet_v3_small cortex-m4 --no-fallback --run
 build efficientnet_b0 cortex-m4 --no-fallback
+# Cortex-M55 with Helium: the MVE kernels within tolerance of the host
+# (tools/model/compare.c), and the same model with portable C kernels only,
+# bit-identical; MVE must take at least 2.5x fewer instructions than scalar
+# on the f32 depthwise and batch-norm gradients (issue 15).
+build kws_dscnn cortex-m55 --run
+build kws_dscnn cortex-m55-scalar --run
+build resnet8_cifar cortex-m55 --run
+v=build/models/kws_dscnn/cortex-m55/mcu-instructions.txt s=build/models/kws_dscnn/cortex-m55-scalar/mcu-instructions.txt
+if [ -s "$v" ] && [ -s "$s" ]; then
+  for fam in bngrad dwbpi dwbpf; do
+    r=$(awk -v f="kfg_$fam" 'NR == FNR { if (index($2, f) == 1) a += $3; next } index($2, f) == 1 { b += $3 }
+      END { if (b > 0) printf "%.2f", a / b; else print 0 }' "$s" "$v")
+    if awk -v r="$r" 'BEGIN { exit !(r >= 2.5) }'; then
+      ok "kws_dscnn on Cortex-M55: $fam takes ${r}x fewer instructions with MVE than scalar"
+    else
+      fail "kws_dscnn on Cortex-M55: $fam MVE/scalar instruction ratio ${r}x (want >= 2.5x)"
+    fi
+  done
+fi
 
 # The one-file amalgamation builds the same image: same outputs, bit for bit.
 d=build/models/kws_dscnn/cortex-m4

@@ -8,7 +8,11 @@
 ** tests/ref/ref_ops.h, so nothing here names an op); reports the
 ** arena a microcontroller image needs and the output hashes it must match.
 **
-**   check [--hashes FILE]     prints "ok/FAIL" lines and "N passed, M failed"
+**   check [--hashes FILE] [--dump DIR]
+**                             prints "ok/FAIL" lines and "N passed, M failed";
+**                             --dump writes every output to DIR/<i>_<j>.<dtype>
+**                             (as mcu/main.c does with KFM_DUMP), for
+**                             tools/model/compare.c
 */
 #include <math.h>
 #include <stdio.h>
@@ -65,17 +69,37 @@ static double against_reference(const kfm_run *r) {
   return ok ? e : -1;
 }
 
+/* Instance i's outputs, raw, one file each (names as in mcu/main.c). */
+static int dump(const char *dir, int i, const kfm_run *r) {
+  int j, ok = 1;
+  for (j = 0; j < r->num_outputs; j++) {
+    size_t n = (size_t)ref_count(r->out_desc[j]) * kf_dtype_size(r->out_desc[j]->dtype);
+    char path[4096];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%d_%d.%s", dir, i, j, kf_dtype_name(r->out_desc[j]->dtype));
+    if (!(f = fopen(path, "wb"))) return 0;
+    if (n && fwrite(r->out[j], 1, n, f) != n) ok = 0;
+    if (fclose(f) != 0) ok = 0;
+  }
+  return ok;
+}
+
 int main(int argc, char **argv) {
   FILE *hashes = NULL;
+  const char *dump_dir = NULL;
   size_t arena_max = 0, scratch_max = 0, cap = 1 << 20;
   kfm_env env;
   int i;
-  if (argc == 3 && strcmp(argv[1], "--hashes") == 0) {
-    hashes = fopen(argv[2], "w");
-    if (!hashes) { fprintf(stderr, "check: cannot write %s\n", argv[2]); return 2; }
-  } else if (argc != 1) {
-    fprintf(stderr, "usage: check [--hashes FILE]\n");
-    return 2;
+  for (i = 1; i < argc; i += 2) {
+    if (i + 1 < argc && strcmp(argv[i], "--hashes") == 0) {
+      hashes = fopen(argv[i + 1], "w");
+      if (!hashes) { fprintf(stderr, "check: cannot write %s\n", argv[i + 1]); return 2; }
+    } else if (i + 1 < argc && strcmp(argv[i], "--dump") == 0) {
+      dump_dir = argv[i + 1];
+    } else {
+      fprintf(stderr, "usage: check [--hashes FILE] [--dump DIR]\n");
+      return 2;
+    }
   }
   env.arena = malloc(cap);
   env.arena_bytes = cap;
@@ -110,6 +134,7 @@ int main(int argc, char **argv) {
     if (r.arena_used > arena_max) arena_max = r.arena_used;
     if (r.scratch_bytes > scratch_max) scratch_max = r.scratch_bytes;
     if (hashes) fprintf(hashes, "%d %s %016llx\n", i, r.kernel, (unsigned long long)r.hash);
+    if (dump_dir && !dump(dump_dir, i, &r)) check(0, "%d %s: outputs written (%s)", inst->name, dump_dir, i);
   }
   printf("model %s target %s: %d instances, arena_bytes %zu, scratch_bytes %zu\n", kfm_model_name, kfm_target_name,
          kfm_instance_count, arena_max, scratch_max);
