@@ -52,12 +52,12 @@ size_t kfg_bngrad_bf16_nchw_train__mve_scratch(const void *args) {
 static void kfg_bngrad_bf16_nchw_train__mve_p1_1(const kfg_bngrad_bf16_nchw_train__mve_ctx *t, int64_t r0, int64_t r1, int64_t c, float *ps, int first) {
   const int64_t C = t->C;
   const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
-  int64_t r;
+  int r; /* rows counted down in 32 bits: an int64_t count costs 4 more instructions a row on this 32-bit core */
   const kv_f m0 = kv_ldf(t->mean + c);
   kv_f d0 = kv_zero(), p0 = kv_zero();
   const kv_f k0 = kv_ldf(t->k0 + c);
   kv_f h0 = kv_zero();
-  for (r = r0; r < r1; r++) {
+  for (r = (int)(r1 - r0); r > 0; r--) {
     {
       const kv_f g = kv_ld(dy), xc = kv_sub(kv_ld(x), m0);
       d0 = kv_add(d0, g);
@@ -116,40 +116,32 @@ static void kfg_bngrad_bf16_nchw_train__mve_rows_p1(void *ctx, size_t i) {
   }
 }
 
-/* Pass 2, task i (reverse order): x_backprop of its rows. */
+/* Pass 2, task i (reverse order): x_backprop of its rows. Helium has 8
+   vector registers and no streaming stores, and its data sits in TCM:
+   channel vectors outside, rows inside, so that the four coefficient
+   vectors stay in registers and a row costs two loads and a store (rows
+   inside the channel loop reload them for every vector); the tail vector
+   is predicated. The same formula per element as every ISA. */
 static void kfg_bngrad_bf16_nchw_train__mve_rows_p2(void *ctx, size_t i) {
   const kfg_bngrad_bf16_nchw_train__mve_ctx *t = (const kfg_bngrad_bf16_nchw_train__mve_ctx *)ctx;
   const int64_t C = t->C, b = t->ntask - 1 - (int64_t)i;
   const int64_t r0 = b * t->rpt, r1 = r0 + t->rpt < t->M ? r0 + t->rpt : t->M;
-  const float *mean = t->mean, *k1 = t->k1, *dym = t->dym, *k2 = t->k2;
-  int64_t r, c;
-  for (r = r0; r < r1; r++) {
-    const uint16_t *dyr = t->dy + r * C, *xr = t->x + r * C;
-    uint16_t *dxr = t->dx + r * C;
-    if (t->stream) { /* C * sizeof(T) and dx are KV_VBYTES-aligned: no tail */
-      for (c = 0; c < C; c += KV_W) {
-        const kv_f g = kv_sub(kv_ld(dyr + c), kv_ldf(dym + c));
-        const kv_f xc = kv_sub(kv_ld(xr + c), kv_ldf(mean + c));
-        kv_stream(dxr + c, kv_mul(kv_ldf(k1 + c), kv_sub(g, kv_mul(xc, kv_ldf(k2 + c)))));
-      }
-      continue;
+  int64_t c;
+  for (c = 0; c < C; c += KV_W) {
+    const int64_t n = C - c < KV_W ? C - c : KV_W;
+    const kv_f m = kv_ldfn(t->mean + c, n, kv_zero()), dym = kv_ldfn(t->dym + c, n, kv_zero());
+    const kv_f k1 = kv_ldfn(t->k1 + c, n, kv_zero()), k2 = kv_ldfn(t->k2 + c, n, kv_zero());
+    const uint16_t *dy = t->dy + r0 * C + c, *x = t->x + r0 * C + c;
+    uint16_t *dx = t->dx + r0 * C + c;
+    int r;
+    if (n == KV_W) {
+      for (r = (int)(r1 - r0); r > 0; r--, dy += C, x += C, dx += C)
+        kv_st(dx, kv_mul(k1, kv_sub(kv_sub(kv_ld(dy), dym), kv_mul(kv_sub(kv_ld(x), m), k2))));
+    } else {
+      for (r = (int)(r1 - r0); r > 0; r--, dy += C, x += C, dx += C)
+        kv_stn(dx, kv_mul(k1, kv_sub(kv_sub(kv_ldn(dy, n, kv_zero()), dym), kv_mul(kv_sub(kv_ldn(x, n, m), m), k2))), n);
     }
-    for (c = 0; c + KV_W <= C; c += KV_W) {
-      const kv_f g = kv_sub(kv_ld(dyr + c), kv_ldf(dym + c));
-      const kv_f xc = kv_sub(kv_ld(xr + c), kv_ldf(mean + c));
-      kv_st(dxr + c, kv_mul(kv_ldf(k1 + c), kv_sub(g, kv_mul(xc, kv_ldf(k2 + c)))));
-    }
-#if KV_W > 1
-    if (c < C) {
-      const int64_t n = C - c;
-      const kv_f m = kv_ldfn(mean + c, n, kv_zero());
-      const kv_f g = kv_sub(kv_ldn(dyr + c, n, kv_zero()), kv_ldfn(dym + c, n, kv_zero()));
-      const kv_f xc = kv_sub(kv_ldn(xr + c, n, m), m);
-      kv_stn(dxr + c, kv_mul(kv_ldfn(k1 + c, n, kv_zero()), kv_sub(g, kv_mul(xc, kv_ldfn(k2 + c, n, kv_zero())))), n);
-    }
-#endif
   }
-  if (t->stream) kv_sfence();
 }
 
 /* ---- channels first: planes of S ---- */
