@@ -17,7 +17,7 @@ build() {
   shift 2
   if sh tools/build-model.sh "$m" "$t" "$@" > "$TMP/out" 2>&1; then
     # the host check's own checks (each instance: its kernel, the reference)
-    d=build/models/$m/$t; case " $* " in *" --no-fallback "*) d=$d-nofallback ;; esac
+    d=build/models/$(basename "$m" .lua)/$t; case " $* " in *" --no-fallback "*) d=$d-nofallback ;; esac
     P=$((P + $(sed -n 's/^\([0-9]*\) passed, 0 failed$/\1/p' "$d/check.txt")))
     ok "build-model $m $t $*: $(grep -E '^kernels:' "$TMP/out"), $(grep -E 'qemu run|does not fit' "$TMP/out" | cut -c1-90)"
   else
@@ -45,6 +45,13 @@ build efficientnet_b0 cortex-m4 --no-fallback
 build kws_dscnn cortex-m55 --run
 build kws_dscnn cortex-m55-scalar --run
 build resnet8_cifar cortex-m55 --run
+# half and bfloat16 through the Helium layer's 16-bit loads and stores:
+# kws_dscnn with T = half / bfloat16 (U = float) must match the host
+for t in half bfloat16; do
+  sed "s/T = \"float\"/T = \"$t\"/g; s/name = \"kws_dscnn\"/name = \"kws_dscnn_$t\"/" specs/models/kws_dscnn.lua \
+    > "$TMP/kws_dscnn_$t.lua"
+  build "$TMP/kws_dscnn_$t.lua" cortex-m55 --run
+done
 v=build/models/kws_dscnn/cortex-m55/mcu-instructions.txt s=build/models/kws_dscnn/cortex-m55-scalar/mcu-instructions.txt
 if [ -s "$v" ] && [ -s "$s" ]; then
   for fam in bngrad dwbpi dwbpf; do
