@@ -185,10 +185,14 @@ EOF
         grep FAIL "$out/compare.txt" >&2 || true
         exit 1
       fi
-      nsame=$(echo "$what" | grep -c ' same$' || true)
+      nsame=$(echo "$what" | grep -c ' same$' || true) nall=$(echo "$what" | grep -c .)
       worst=$(awk '{ if ($5 > w) w = $5 } END { printf "%.3g", w + 0 }' "$out/compare.txt")
-      echo "qemu run: $nsame of $(echo "$what" | grep -c .) instances bit-identical to the host, the others within tolerance (worst $worst of max|host|, tools/model/compare.c); instructions of one training step's calls: $insns" \
-        >> "$out/report.txt"
+      if [ "$nsame" = "$nall" ]; then
+        agree="every output bit-identical to the host"
+      else
+        agree="$nsame of $nall instances bit-identical to the host, the others within tolerance (worst $worst of max|host|, tools/model/compare.c)"
+      fi
+      echo "qemu run: $agree; instructions of one training step's calls: $insns" >> "$out/report.txt"
     else
       if ! cmp -s "$out/mcu-hashes.txt" "$out/host-hashes.txt"; then
         echo "build-model: $model on $target: outputs differ from the host's (diff below)" >&2
