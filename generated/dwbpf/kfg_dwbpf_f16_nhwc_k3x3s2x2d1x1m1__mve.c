@@ -12,7 +12,7 @@ size_t kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_scratch(const void *args);
 #define KV_T KV_T_F16
 #include "kfi_simd_mve.h"
 
-/* pass 1 (filter rows 0, 1), full channel vectors:
+/* pass 1 (filter rows 0, 1, 2), full channel vectors:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
 static void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
@@ -26,6 +26,9 @@ static void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p1_full(const kfi_dwbpf_args 
   kv_f s1_0 = kv_zero();
   kv_f s1_1 = kv_zero();
   kv_f s1_2 = kv_zero();
+  kv_f s2_0 = kv_zero();
+  kv_f s2_1 = kv_zero();
+  kv_f s2_2 = kv_zero();
   (void)nl;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 2 - PT;
@@ -33,6 +36,7 @@ static void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p1_full(const kfi_dwbpf_args 
     unsigned vm = 0;
     const uint16_t *x0 = x;
     const uint16_t *x1 = x;
+    const uint16_t *x2 = x;
     if (iy0 + 0 >= 0 && iy0 + 0 < H) {
       x0 = x + ((b * H + iy0 + 0) * W) * C + ch;
       vm |= 1u;
@@ -41,7 +45,11 @@ static void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p1_full(const kfi_dwbpf_args 
       x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
       vm |= 2u;
     }
-    if (vm == 3u) {
+    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+      x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
+      vm |= 4u;
+    }
+    if (vm == 7u) {
       for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
         const kv_f gv = kv_ld(g + ox * C);
         const int64_t i0 = (ox * 2 - PL) * C;
@@ -51,6 +59,9 @@ static void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p1_full(const kfi_dwbpf_args 
         s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
         s1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv, s1_1);
         s1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv, s1_2);
+        s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
+        s2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv, s2_1);
+        s2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv, s2_2);
       }
     } else {
       for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
@@ -65,6 +76,11 @@ static void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p1_full(const kfi_dwbpf_args 
           s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
           s1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv, s1_1);
           s1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv, s1_2);
+        }
+        if (vm & 4u) {
+          s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
+          s2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv, s2_1);
+          s2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv, s2_2);
         }
       }
     }
@@ -84,6 +100,11 @@ static void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p1_full(const kfi_dwbpf_args 
         if (ix0 + 0 >= 0 && ix0 + 0 < W) s1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv, s1_0);
         if (ix0 + 1 >= 0 && ix0 + 1 < W) s1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv, s1_1);
         if (ix0 + 2 >= 0 && ix0 + 2 < W) s1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv, s1_2);
+      }
+      if (vm & 4u) {
+        if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv, s2_0);
+        if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv, s2_1);
+        if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv, s2_2);
       }
     }
   }
@@ -111,9 +132,21 @@ static void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p1_full(const kfi_dwbpf_args 
     float *q = part + 5 * C + ch;
     kv_stf(q, kv_add(kv_ldf(q), s1_2));
   }
+  {
+    float *q = part + 6 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s2_0));
+  }
+  {
+    float *q = part + 7 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s2_1));
+  }
+  {
+    float *q = part + 8 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s2_2));
+  }
 }
 
-/* pass 1 (filter rows 0, 1), the channel tail (nl < VL):
+/* pass 1 (filter rows 0, 1, 2), the channel tail (nl < VL):
    the sums over rows [r0, r1), cols [c0, c1) added to part */
 static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p1_tail(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
@@ -127,12 +160,16 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p1_tail(const kf
   kv_f s1_0 = kv_zero();
   kv_f s1_1 = kv_zero();
   kv_f s1_2 = kv_zero();
+  kv_f s2_0 = kv_zero();
+  kv_f s2_1 = kv_zero();
+  kv_f s2_2 = kv_zero();
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 2 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
     unsigned vm = 0;
     const uint16_t *x0 = x;
     const uint16_t *x1 = x;
+    const uint16_t *x2 = x;
     if (iy0 + 0 >= 0 && iy0 + 0 < H) {
       x0 = x + ((b * H + iy0 + 0) * W) * C + ch;
       vm |= 1u;
@@ -140,6 +177,10 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p1_tail(const kf
     if (iy0 + 1 >= 0 && iy0 + 1 < H) {
       x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
       vm |= 2u;
+    }
+    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+      x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
+      vm |= 4u;
     }
     for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
       kv_f gv;
@@ -157,6 +198,11 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p1_tail(const kf
         if (ix0 + 0 >= 0 && ix0 + 0 < W) s1_0 = kv_fma(kv_ldn(x1 + (ix0 + 0) * C, nl, kv_zero()), gv, s1_0);
         if (ix0 + 1 >= 0 && ix0 + 1 < W) s1_1 = kv_fma(kv_ldn(x1 + (ix0 + 1) * C, nl, kv_zero()), gv, s1_1);
         if (ix0 + 2 >= 0 && ix0 + 2 < W) s1_2 = kv_fma(kv_ldn(x1 + (ix0 + 2) * C, nl, kv_zero()), gv, s1_2);
+      }
+      if (vm & 4u) {
+        if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 = kv_fma(kv_ldn(x2 + (ix0 + 0) * C, nl, kv_zero()), gv, s2_0);
+        if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 = kv_fma(kv_ldn(x2 + (ix0 + 1) * C, nl, kv_zero()), gv, s2_1);
+        if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 = kv_fma(kv_ldn(x2 + (ix0 + 2) * C, nl, kv_zero()), gv, s2_2);
       }
     }
   }
@@ -183,110 +229,6 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p1_tail(const kf
   {
     float *q = part + 5 * C + ch;
     kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s1_2), nl);
-  }
-}
-
-/* pass 2 (filter rows 2), full channel vectors:
-   the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p2_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
-                                int64_t hi, int64_t ch, int64_t nl, float *part) {
-  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
-  const uint16_t *x = (const uint16_t *)a->x;
-  const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
-  kv_f s2_0 = kv_zero();
-  kv_f s2_1 = kv_zero();
-  kv_f s2_2 = kv_zero();
-  (void)nl;
-  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
-    const int64_t iy0 = oy * 2 - PT;
-    const uint16_t *g = dy + r * a->ow * C + ch;
-    unsigned vm = 0;
-    const uint16_t *x2 = x;
-    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
-      x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
-      vm |= 4u;
-    }
-    if (vm == 4u) {
-      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
-        const kv_f gv = kv_ld(g + ox * C);
-        const int64_t i0 = (ox * 2 - PL) * C;
-        s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
-        s2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv, s2_1);
-        s2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv, s2_2);
-      }
-    } else {
-      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
-        const kv_f gv = kv_ld(g + ox * C);
-        const int64_t i0 = (ox * 2 - PL) * C;
-        if (vm & 4u) {
-          s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
-          s2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv, s2_1);
-          s2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv, s2_2);
-        }
-      }
-    }
-    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      kv_f gv;
-      int64_t ix0;
-      if (ox == lo) ox = hi;
-      if (ox >= c1) break;
-      gv = kv_ld(g + ox * C);
-      ix0 = ox * 2 - PL;
-      if (vm & 4u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv, s2_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv, s2_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv, s2_2);
-      }
-    }
-  }
-  {
-    float *q = part + 6 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s2_0));
-  }
-  {
-    float *q = part + 7 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s2_1));
-  }
-  {
-    float *q = part + 8 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s2_2));
-  }
-}
-
-/* pass 2 (filter rows 2), the channel tail (nl < VL):
-   the sums over rows [r0, r1), cols [c0, c1) added to part */
-static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p2_tail(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
-                                int64_t hi, int64_t ch, int64_t nl, float *part) {
-  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
-  const uint16_t *x = (const uint16_t *)a->x;
-  const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
-  kv_f s2_0 = kv_zero();
-  kv_f s2_1 = kv_zero();
-  kv_f s2_2 = kv_zero();
-  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
-    const int64_t iy0 = oy * 2 - PT;
-    const uint16_t *g = dy + r * a->ow * C + ch;
-    unsigned vm = 0;
-    const uint16_t *x2 = x;
-    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
-      x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
-      vm |= 4u;
-    }
-    for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      kv_f gv;
-      int64_t ix0;
-      (void)lo;
-      (void)hi;
-      gv = kv_ldn(g + ox * C, nl, kv_zero());
-      ix0 = ox * 2 - PL;
-      if (vm & 4u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 = kv_fma(kv_ldn(x2 + (ix0 + 0) * C, nl, kv_zero()), gv, s2_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 = kv_fma(kv_ldn(x2 + (ix0 + 1) * C, nl, kv_zero()), gv, s2_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 = kv_fma(kv_ldn(x2 + (ix0 + 2) * C, nl, kv_zero()), gv, s2_2);
-      }
-    }
   }
   {
     float *q = part + 6 * C + ch;
@@ -316,11 +258,9 @@ static void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_piece(const kfi_dwbpf_args *a
   if (hi < lo) hi = lo;
   for (ch = 0; ch + 4 <= C; ch += 4) {
     kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p1_full(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
-    kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p2_full(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
   }
   if (ch < C) {
     kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p1_tail(a, r0, r1, c0, c1, lo, hi, ch, C - ch, part);
-    kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_p2_tail(a, r0, r1, c0, c1, lo, hi, ch, C - ch, part);
   }
 }
 
