@@ -52,6 +52,8 @@ for t in half bfloat16; do
     > "$TMP/kws_dscnn_$t.lua"
   build "$TMP/kws_dscnn_$t.lua" cortex-m55 --run
 done
+# kv_pair (multiplier 2), 5x5 stride 2 and predicated channel tails on Helium
+build tests/models/mve_tails.lua cortex-m55 --run
 v=build/models/kws_dscnn/cortex-m55/mcu-instructions.txt s=build/models/kws_dscnn/cortex-m55-scalar/mcu-instructions.txt
 if [ -s "$v" ] && [ -s "$s" ]; then
   for fam in bngrad dwbpi dwbpf; do
