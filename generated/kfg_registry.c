@@ -98,49 +98,97 @@ size_t kfg_bngrad_f32_nhwc_infer__avx2_scratch(const void *args);
 void kfg_bngrad_f32_nhwc_train__avx2(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nhwc_train__avx2_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_bngrad_bf16_nchw_infer__mve(const void *args, const kfi_par *par);
+size_t kfg_bngrad_bf16_nchw_infer__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_bngrad_bf16_nchw_infer__neon(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nchw_infer__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_bngrad_bf16_nchw_train__mve(const void *args, const kfi_par *par);
+size_t kfg_bngrad_bf16_nchw_train__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_bngrad_bf16_nchw_train__neon(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nchw_train__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_bngrad_bf16_nhwc_infer__mve(const void *args, const kfi_par *par);
+size_t kfg_bngrad_bf16_nhwc_infer__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_bngrad_bf16_nhwc_infer__neon(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nhwc_infer__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_bngrad_bf16_nhwc_train__mve(const void *args, const kfi_par *par);
+size_t kfg_bngrad_bf16_nhwc_train__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_bngrad_bf16_nhwc_train__neon(const void *args, const kfi_par *par);
 size_t kfg_bngrad_bf16_nhwc_train__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_bngrad_f16_nchw_infer__mve(const void *args, const kfi_par *par);
+size_t kfg_bngrad_f16_nchw_infer__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_bngrad_f16_nchw_infer__neon(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nchw_infer__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_bngrad_f16_nchw_train__mve(const void *args, const kfi_par *par);
+size_t kfg_bngrad_f16_nchw_train__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_bngrad_f16_nchw_train__neon(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nchw_train__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_bngrad_f16_nhwc_infer__mve(const void *args, const kfi_par *par);
+size_t kfg_bngrad_f16_nhwc_infer__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_bngrad_f16_nhwc_infer__neon(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nhwc_infer__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_bngrad_f16_nhwc_train__mve(const void *args, const kfi_par *par);
+size_t kfg_bngrad_f16_nhwc_train__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_bngrad_f16_nhwc_train__neon(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f16_nhwc_train__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_bngrad_f32_nchw_infer__mve(const void *args, const kfi_par *par);
+size_t kfg_bngrad_f32_nchw_infer__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_bngrad_f32_nchw_infer__neon(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nchw_infer__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_bngrad_f32_nchw_train__mve(const void *args, const kfi_par *par);
+size_t kfg_bngrad_f32_nchw_train__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_bngrad_f32_nchw_train__neon(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nchw_train__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_bngrad_f32_nhwc_infer__mve(const void *args, const kfi_par *par);
+size_t kfg_bngrad_f32_nhwc_infer__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_bngrad_f32_nhwc_infer__neon(const void *args, const kfi_par *par);
 size_t kfg_bngrad_f32_nhwc_infer__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_bngrad_f32_nhwc_train__mve(const void *args, const kfi_par *par);
+size_t kfg_bngrad_f32_nhwc_train__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_bngrad_f32_nhwc_train__neon(const void *args, const kfi_par *par);
@@ -368,97 +416,193 @@ size_t kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx2_scratch(const void *args);
 void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
@@ -1304,193 +1448,385 @@ size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_scratch(const void *args);
 void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_scratch(const void *args);
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__mve_scratch(const void *args);
+#endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__neon(const void *args, const kfi_par *par);
 size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__neon_scratch(const void *args);
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__mve(const void *args, const kfi_par *par);
+size_t kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__mve_scratch(const void *args);
 #endif
 #if defined(__aarch64__)
 void kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon(const void *args, const kfi_par *par);
@@ -1834,38 +2170,74 @@ const kfi_kernel kfg_registry[] = {
 #if defined(__x86_64__)
   { "kfg_bngrad_f32_nhwc_train__avx2", "T=f32 layout=nhwc mode=train isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f32_nhwc_train__avx2, kfg_bngrad_f32_nhwc_train__avx2_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_bngrad_bf16_nchw_infer__mve", "T=bf16 layout=nchw mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_bf16_nchw_infer__mve, kfg_bngrad_bf16_nchw_infer__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_bngrad_bf16_nchw_infer__neon", "T=bf16 layout=nchw mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_bf16_nchw_infer__neon, kfg_bngrad_bf16_nchw_infer__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_bngrad_bf16_nchw_train__mve", "T=bf16 layout=nchw mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_bf16_nchw_train__mve, kfg_bngrad_bf16_nchw_train__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_bngrad_bf16_nchw_train__neon", "T=bf16 layout=nchw mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_bf16_nchw_train__neon, kfg_bngrad_bf16_nchw_train__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_bngrad_bf16_nhwc_infer__mve", "T=bf16 layout=nhwc mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_bf16_nhwc_infer__mve, kfg_bngrad_bf16_nhwc_infer__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_bngrad_bf16_nhwc_infer__neon", "T=bf16 layout=nhwc mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_bf16_nhwc_infer__neon, kfg_bngrad_bf16_nhwc_infer__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_bngrad_bf16_nhwc_train__mve", "T=bf16 layout=nhwc mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_bf16_nhwc_train__mve, kfg_bngrad_bf16_nhwc_train__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_bngrad_bf16_nhwc_train__neon", "T=bf16 layout=nhwc mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_bf16_nhwc_train__neon, kfg_bngrad_bf16_nhwc_train__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_bngrad_f16_nchw_infer__mve", "T=f16 layout=nchw mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f16_nchw_infer__mve, kfg_bngrad_f16_nchw_infer__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_bngrad_f16_nchw_infer__neon", "T=f16 layout=nchw mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f16_nchw_infer__neon, kfg_bngrad_f16_nchw_infer__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_bngrad_f16_nchw_train__mve", "T=f16 layout=nchw mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f16_nchw_train__mve, kfg_bngrad_f16_nchw_train__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_bngrad_f16_nchw_train__neon", "T=f16 layout=nchw mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f16_nchw_train__neon, kfg_bngrad_f16_nchw_train__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_bngrad_f16_nhwc_infer__mve", "T=f16 layout=nhwc mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f16_nhwc_infer__mve, kfg_bngrad_f16_nhwc_infer__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_bngrad_f16_nhwc_infer__neon", "T=f16 layout=nhwc mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f16_nhwc_infer__neon, kfg_bngrad_f16_nhwc_infer__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_bngrad_f16_nhwc_train__mve", "T=f16 layout=nhwc mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f16_nhwc_train__mve, kfg_bngrad_f16_nhwc_train__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_bngrad_f16_nhwc_train__neon", "T=f16 layout=nhwc mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f16_nhwc_train__neon, kfg_bngrad_f16_nhwc_train__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_bngrad_f32_nchw_infer__mve", "T=f32 layout=nchw mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f32_nchw_infer__mve, kfg_bngrad_f32_nchw_infer__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_bngrad_f32_nchw_infer__neon", "T=f32 layout=nchw mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f32_nchw_infer__neon, kfg_bngrad_f32_nchw_infer__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_bngrad_f32_nchw_train__mve", "T=f32 layout=nchw mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f32_nchw_train__mve, kfg_bngrad_f32_nchw_train__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_bngrad_f32_nchw_train__neon", "T=f32 layout=nchw mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f32_nchw_train__neon, kfg_bngrad_f32_nchw_train__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_bngrad_f32_nhwc_infer__mve", "T=f32 layout=nhwc mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f32_nhwc_infer__mve, kfg_bngrad_f32_nhwc_infer__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_bngrad_f32_nhwc_infer__neon", "T=f32 layout=nhwc mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f32_nhwc_infer__neon, kfg_bngrad_f32_nhwc_infer__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_bngrad_f32_nhwc_train__mve", "T=f32 layout=nhwc mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f32_nhwc_train__mve, kfg_bngrad_f32_nhwc_train__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_bngrad_f32_nhwc_train__neon", "T=f32 layout=nhwc mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f32_nhwc_train__neon, kfg_bngrad_f32_nhwc_train__neon_scratch },
@@ -2029,74 +2401,146 @@ const kfi_kernel kfg_registry[] = {
 #if defined(__x86_64__)
   { "kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__mve", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__mve, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__neon", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__neon, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__mve", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__mve, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__neon", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__neon, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__mve", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__mve, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__mve", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__mve, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__neon", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__neon, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__mve", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__mve, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__mve", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__mve, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__neon", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__neon, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__mve", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__mve, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__mve", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__mve, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__neon", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__neon, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__mve", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__mve, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__neon", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__neon, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__mve", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__mve, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__neon", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__neon, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon_scratch },
@@ -2713,146 +3157,290 @@ const kfi_kernel kfg_registry[] = {
 #if defined(__x86_64__)
   { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__mve", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__neon", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__mve", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__mve", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__mve", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__neon", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__mve", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__neon", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__mve", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__mve", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__neon", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__mve, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__neon, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__mve", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__mve, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__neon", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__neon, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__mve, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__neon, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__mve", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__mve, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__neon", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__neon, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__mve", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__mve, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__neon", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__neon, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__mve", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__mve, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__neon", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__neon, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__mve", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__mve, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__neon", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__neon, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__mve", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__mve, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__neon", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__neon, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__mve, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__neon, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__mve", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__mve, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__neon", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__neon, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__mve, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__neon, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__mve", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__mve, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__neon", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__neon, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__mve, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__mve", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__mve, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__neon", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__neon, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__mve, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__neon, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__mve", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__mve, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__mve", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__mve, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__neon", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__neon, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__mve", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__mve, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__neon", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__neon, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__mve", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__mve, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__mve, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__mve", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__mve, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_scratch },
 #endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__mve, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__mve_scratch },
+#endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__neon, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__neon_scratch },
+#endif
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__mve", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__mve, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__mve_scratch },
 #endif
 #if defined(__aarch64__)
   { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_scratch },

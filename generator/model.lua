@@ -48,6 +48,7 @@ M.target_schema = {
         cpu = { pattern = "^[%w_]+:[%w_+]+:[%w_%-]+$" },
         qemu = "string", flash = "integer", flash_size = "integer", ram = "integer", ram_size = "integer",
         systick_hz = "integer",
+        icount_shift = "integer", -- qemu -icount shift (default 3)
       },
       required = { "qemu", "flash", "flash_size", "ram", "ram_size" },
     },

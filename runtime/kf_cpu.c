@@ -38,16 +38,20 @@ static unsigned detect(void) {
 }
 #elif defined(__aarch64__)
 static unsigned detect(void) { return KF_ISA_SCALAR | KF_ISA_NEON; }
+#elif defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+/* M-profile Helium with floating point: fixed by the -mcpu the library is
+   built for (no CPUID-like registers to ask at run time). */
+static unsigned detect(void) { return KF_ISA_SCALAR | KF_ISA_MVE; }
 #else
 static unsigned detect(void) { return KF_ISA_SCALAR; }
 #endif
 
 /* ORDER kf_isa bits */
-static const char *const isa_names[] = { "scalar", "neon", "avx2", "avx512" };
+static const char *const isa_names[] = { "scalar", "neon", "avx2", "avx512", "mve" };
 
 const char *kf_isa_name(unsigned isa_bit) {
   int i;
-  for (i = 0; i < 4; i++)
+  for (i = 0; i < 5; i++)
     if (isa_bit == 1u << i) return isa_names[i];
   return "unknown";
 }

@@ -21,6 +21,7 @@ enum { KFI_CHANNELS_LAST = 0, KFI_CHANNELS_FIRST = 1 };
 #define KFI_ISA_NEON 2u
 #define KFI_ISA_AVX2 4u
 #define KFI_ISA_AVX512 8u
+#define KFI_ISA_MVE 16u
 
 /* How a kernel runs its tasks (kf_threads of kforge.h, without the header). */
 typedef struct kfi_par {

@@ -1,12 +1,13 @@
 /* kfi_simd.h -- what every per-ISA SIMD header of the kernels shares
-** (kfi_simd_avx2.h, kfi_simd_avx512.h, kfi_simd_neon.h, kfi_simd_scalar.h).
+** (kfi_simd_avx2.h, kfi_simd_avx512.h, kfi_simd_neon.h, kfi_simd_mve.h,
+** kfi_simd_scalar.h).
 **
 ** The SIMD layer of the kernel templates: one vector of float lanes (kv_f,
 ** KV_W lanes) and its operations, for the kernel's ISA, plus loads and
 ** stores that convert the kernel's storage type (KV_T) to and from float.
 ** A kernel selects its storage type and ISA with
 **   #define KV_T KV_T_F32        (or KV_T_F16, KV_T_BF16)
-**   #include "kfi_simd_avx2.h"   (or _avx512, _neon, _scalar)
+**   #include "kfi_simd_avx2.h"   (or _avx512, _neon, _mve, _scalar)
 ** inside its target-pragma region (generator/emit.lua kernel_wrap), so that
 ** every helper is compiled for the kernel's ISA; templates get this from
 ** ${include("isa/simd.c.in")}. The one place where intrinsics are spelled.

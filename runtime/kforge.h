@@ -107,14 +107,16 @@ typedef struct kf_plan {
 
 /* ---------------------------------------------------------------- ISAs */
 typedef enum kf_isa {
-  KF_ISA_SCALAR = 1, KF_ISA_NEON = 2, KF_ISA_AVX2 = 4, KF_ISA_AVX512 = 8
+  KF_ISA_SCALAR = 1, KF_ISA_NEON = 2, KF_ISA_AVX2 = 4, KF_ISA_AVX512 = 8, KF_ISA_MVE = 16
 } kf_isa;
 
 /* The ISAs this CPU and OS support (bits), capped by the environment
    variable KFORGE_ISA=scalar|neon|avx2|avx512 (the highest ISA allowed;
    any case, blanks around it ignored). A value that names no ISA caps
    nothing here, and kf_plan_op fails with rule "env.isa" naming the
-   accepted values, so that a typo never silently selects slower kernels. */
+   accepted values, so that a typo never silently selects slower kernels.
+   KF_ISA_MVE (Cortex-M Helium) is set when the library is compiled for it:
+   M-profile has no runtime detection and no environment. */
 unsigned kf_cpu_isas(void);
 const char *kf_isa_name(unsigned isa_bit);
 

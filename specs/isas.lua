@@ -16,4 +16,9 @@ return {
   { name = "neon", rank = 10, bit = "KFI_ISA_NEON", guard = "defined(__aarch64__)",
     header = "arm_neon.h",
     doc = "AArch64 Advanced SIMD (part of the AArch64 baseline)" },
+  -- M-profile: a compile-time property (-mcpu=cortex-m55), no target pragma
+  -- and no runtime detection; bit 2 of the macro is MVE with floating point.
+  { name = "mve", rank = 10, bit = "KFI_ISA_MVE",
+    guard = "defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)", header = "arm_mve.h",
+    doc = "Armv8.1-M Helium (MVE) with floating point (Cortex-M55, Cortex-M85)" },
 }

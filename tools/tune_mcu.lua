@@ -40,7 +40,7 @@ local fp = select(2, sh("lua5.4 generator/kforge-gen.lua --fingerprint --cc " ..
 -- Instructions per counter tick (SysTick on Arm, minstret on RISC-V), as
 -- tools/build-model.sh takes it from the spec (tools/model/target_env.lua).
 local per_tick = tonumber(select(2, sh("lua5.4 tools/model/target_env.lua specs/targets/" .. target .. ".lua"))
-  :match("t_insn_per_tick=(%d+)"))
+  :match("t_insn_per_tick=([%d.]+)"))
 assert(per_tick, "no instruction counter for target " .. target)
 
 -- Builds and runs the model; returns per-instance {kernel, ticks} or nil, output.

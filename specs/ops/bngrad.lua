@@ -106,7 +106,7 @@ return {
   },
 
   kernels = {
-    { kind = "specialized", axes = { "T", "layout", "mode" }, isas = { "scalar", "avx2", "avx512", "neon" },
+    { kind = "specialized", axes = { "T", "layout", "mode" }, isas = { "scalar", "avx2", "avx512", "neon", "mve" },
       name = "bngrad_${T}_${layout}_${mode}", template = "bngrad/${layout}.c.in",
       config = "T=${T} layout=${layout} mode=${mode}",
       doc = "two-pass (train) or one-pass (infer) kernels: fixed-size tasks, register-tiled channels, "

@@ -96,10 +96,10 @@ return {
 
   kernels = {
     { kind = "specialized", axes = { "T", "layout", "kh", "kw", "sh", "sw", "dh", "dw", "dm" },
-      isas = { "scalar", "avx2", "avx512", "neon" },
+      isas = { "scalar", "avx2", "avx512", "neon", "mve" },
       -- double has no SIMD layer: portable C only.
       isa_only = { avx2 = { T = { "f16", "bf16", "f32" } }, avx512 = { T = { "f16", "bf16", "f32" } },
-                   neon = { T = { "f16", "bf16", "f32" } } },
+                   neon = { T = { "f16", "bf16", "f32" } }, mve = { T = { "f16", "bf16", "f32" } } },
       name = "dwbpf_${T}_${layout}_k${kh}x${kw}s${sh}x${sw}d${dh}x${dw}m${dm}",
       template = "dwbpf/${layout}.c.in",
       config = "T=${T} layout=${layout} filter=${kh}x${kw} strides=${sh}x${sw} dilations=${dh}x${dw} multiplier=${dm}",

@@ -93,10 +93,12 @@ return {
 
   kernels = {
     { kind = "specialized", axes = { "T", "layout", "kh", "kw", "sh", "sw", "dh", "dw", "dm" },
-      isas = { "scalar", "avx2", "avx512", "neon" },
+      isas = { "scalar", "avx2", "avx512", "neon", "mve" },
       -- NEON has intrinsics only in the NHWC SIMD path; elsewhere its plain C
       -- would repeat the scalar kernel, which AArch64 compiles with NEON anyway.
-      isa_only = { neon = { layout = { "nhwc" }, T = { "f16", "bf16", "f32" }, dm = { 1, 2 } } },
+      -- MVE (Helium) likewise: its SIMD path is the NHWC one.
+      isa_only = { neon = { layout = { "nhwc" }, T = { "f16", "bf16", "f32" }, dm = { 1, 2 } },
+                   mve = { layout = { "nhwc" }, T = { "f16", "bf16", "f32" }, dm = { 1, 2 } } },
       name = "dwbpi_${T}_${layout}_k${kh}x${kw}s${sh}x${sw}d${dh}x${dw}m${dm}",
       template = "dwbpi/${layout}.c.in",
       config = "T=${T} layout=${layout} filter=${kh}x${kw} strides=${sh}x${sw} dilations=${dh}x${dw} multiplier=${dm}",

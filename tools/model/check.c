@@ -12,11 +12,13 @@
 ** offset in an arena of exactly the planned size; the references get the
 ** same input values.
 **
-**   check [--hashes FILE] [--plan FILE] [--no-inplace | --alone]
+**   check [--hashes FILE] [--plan FILE] [--dump DIR] [--no-inplace | --alone]
 **     prints "ok/FAIL" lines, the arena figures and "N passed, M failed";
 **     --plan writes the step's table (step.h) for the image; --no-inplace
 **     plans no output over an input; --alone runs each call by itself
 **     (every input synthesized, no chains), as before the step
+**     --dump writes every output to DIR/<i>_<j>.<dtype> (as mcu/main.c does
+**     with KFM_DUMP), for tools/model/compare.c
 */
 #include <math.h>
 #include <stdio.h>
@@ -115,8 +117,24 @@ static double against_reference(refs *f, const kfm_run *r) {
   return f->ok ? e : -1;
 }
 
+/* Instance i's outputs, raw, one file each (names as in mcu/main.c). */
+static int dump(const char *dir, int i, const kfm_run *r) {
+  int j, ok = 1;
+  for (j = 0; j < r->num_outputs; j++) {
+    size_t n = (size_t)ref_count(r->out_desc[j]) * kf_dtype_size(r->out_desc[j]->dtype);
+    char path[4096];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%d_%d.%s", dir, i, j, kf_dtype_name(r->out_desc[j]->dtype));
+    if (!(f = fopen(path, "wb"))) return 0;
+    if (n && fwrite(r->out[j], 1, n, f) != n) ok = 0;
+    if (fclose(f) != 0) ok = 0;
+  }
+  return ok;
+}
+
 int main(int argc, char **argv) {
   FILE *hashes = NULL, *planf = NULL;
+  const char *dump_dir = NULL;
   size_t per_call = 0, scratch_max = 0;
   int i, j, a, inplace = 1, alone = 0, n = kfm_instance_count, chain_ok;
   kfm_env env;
@@ -130,12 +148,14 @@ int main(int argc, char **argv) {
       if (!(hashes = fopen(argv[++a], "w"))) { fprintf(stderr, "check: cannot write %s\n", argv[a]); return 2; }
     } else if (strcmp(argv[a], "--plan") == 0 && a + 1 < argc) {
       if (!(planf = fopen(argv[++a], "w"))) { fprintf(stderr, "check: cannot write %s\n", argv[a]); return 2; }
+    } else if (strcmp(argv[a], "--dump") == 0 && a + 1 < argc) {
+      dump_dir = argv[++a];
     } else if (strcmp(argv[a], "--no-inplace") == 0) {
       inplace = 0;
     } else if (strcmp(argv[a], "--alone") == 0) {
       alone = 1;
     } else {
-      fprintf(stderr, "usage: check [--hashes FILE] [--plan FILE] [--no-inplace | --alone]\n");
+      fprintf(stderr, "usage: check [--hashes FILE] [--plan FILE] [--dump DIR] [--no-inplace | --alone]\n");
       return 2;
     }
   }
@@ -199,6 +219,7 @@ int main(int argc, char **argv) {
       check(e >= 0 && e <= 1.0, "%d %s: matches the double reference (%s)", inst->name, what, i);
     }
     if (hashes) fprintf(hashes, "%d %s %016llx\n", i, r.kernel, (unsigned long long)r.hash);
+    if (dump_dir && !dump(dump_dir, i, &r)) check(0, "%d %s: outputs written (%s)", inst->name, dump_dir, i);
   }
   chain_ok = f.chain_bad == 0 && f.chain_n == (alone ? 0 : rep.chained);
   {

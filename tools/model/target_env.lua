@@ -9,6 +9,10 @@ local t = assert(dofile(arg[1]))
 local function q(s) return "'" .. tostring(s):gsub("'", "") .. "'" end
 print("t_cc=" .. q(t.cc))
 print("t_cflags=" .. q(t.cflags))
+-- vector kernels: compared with the host within a tolerance (tools/model/compare.c)
+local vec = 0
+for _, i in ipairs(t.isas or {}) do if i ~= "scalar" then vec = 1 end end
+print("t_vector=" .. vec)
 local m = t.mcu
 print("t_mcu=" .. (m and "1" or "0"))
 if m then
@@ -24,16 +28,24 @@ if m then
   else
     error(arg[1] .. ": mcu.cpu: no instruction counter for architecture '" .. arch .. "' (mcu/ticks_*.c)")
   end
-  local shift = tonumber(m.qemu:match("%-icount%s+shift=(%d+)"))
+  -- -icount shift=N in mcu.qemu, or mcu.icount_shift (appended to it)
+  local qemu = m.qemu
+  if m.icount_shift then qemu = qemu .. " -icount shift=" .. m.icount_shift end
+  local shift = tonumber(qemu:match("%-icount%s+shift=(%d+)"))
   assert(shift, arg[1] .. ": mcu.qemu: needs -icount shift=N (a deterministic instruction count)")
+  -- Rounding ticks * per to the nearest integer counts an interval exactly
+  -- when a tick is a whole number of instructions (mps2: 25 MHz at shift 3,
+  -- 5 a tick) or much finer than one (an547: 32 MHz at shift 10, 32.768
+  -- ticks an instruction).
   local per = 1000000000 / (hz * 2 ^ shift)
-  assert(per >= 1 and per == math.floor(per),
-    string.format("%s: %d Hz at -icount shift=%d is not a whole number of instructions per tick", arg[1], hz, shift))
-  print("t_qemu=" .. q(m.qemu))
+  assert((per >= 1 and per == math.floor(per)) or per <= 0.25,
+    string.format("%s: %d Hz at -icount shift=%d: %.4g instructions per tick cannot be rounded exactly", arg[1], hz,
+      shift, per))
+  print("t_qemu=" .. q(qemu))
   print("t_cpu=" .. q(m.cpu or ""))
   print("t_ram=" .. m.ram_size)
   print("t_ticks_src=" .. q("mcu/ticks_" .. counter .. ".c"))
-  print("t_insn_per_tick=" .. math.floor(per))
+  print("t_insn_per_tick=" .. (per >= 1 and string.format("%d", per) or string.format("%.17g", per)))
   print("t_mem=" .. q(string.format(
     "-Wl,--defsym=__flash=0x%x -Wl,--defsym=__flash_size=0x%x -Wl,--defsym=__ram=0x%x -Wl,--defsym=__ram_size=0x%x",
     m.flash, m.flash_size, m.ram, m.ram_size)))
