@@ -3,12 +3,9 @@
     python bench/bench_train_step.py [--steps N] [--warmup W] [--rounds R] [--batch B]
                                      [--threads 1,all] [--json OUT]
     python bench/bench_train_step.py --models mobilenet_v2_96,efficientnet_b0 --batch 1 [--threads 1]
-                                     [--per-call N]
 
 (the second form: only the gradient ops of docs/models.md's traced models,
-TF's kernels against kforge's, one op-set tf.function each, every call once
-in model order; --per-call N also times each call alone, repeated N times
-with its data warm in the caches, less the per-call dispatch, summed)
+TF's kernels against kforge's, one op-set tf.function each)
 
 (with the TF venv's python, kforge installed into it: see tests/tf/run_train.sh).
 
@@ -231,44 +228,6 @@ def child_ops(args):
                 f()
                 ts.append(time.perf_counter() - t)
             out["%s_%s_s" % (label, which)] = statistics.median(ts)
-    if args.per_call:
-        # Each call alone, repeated: its data stays in the caches between
-        # repetitions, as in a per-call kernel benchmark (the way issue 16's
-        # op-level table was measured), where the sequence above runs every
-        # call once on data that the calls before it evicted. A tf.function
-        # returning one scalar constant gives the per-call dispatch cost,
-        # subtracted from both sides.
-        @tf.function
-        def nothing():
-            return tf.constant(0.0)
-        for _ in range(20):
-            nothing()
-        ts = []
-        for _ in range(200):
-            t = time.perf_counter()
-            nothing()
-            ts.append(time.perf_counter() - t)
-        overhead = statistics.median(ts)
-        out["per_call_overhead_s"] = overhead
-        for label, only in (("bn", ("FusedBatchNormGradV3",)),
-                            ("dw", ("DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter"))):
-            for which in ("tf", "kforge"):
-                total = 0.0
-                for typ, attrs, ins in calls:
-                    if typ not in only:
-                        continue
-                    names, tf_fn, kf_fn = table[typ]
-                    fn = kf_fn if which == "kforge" else tf_fn
-                    f = tf.function(lambda fn=fn, names=names, ins=ins, attrs=attrs: fn(**dict(zip(names, ins)), **attrs)[0])
-                    for _ in range(3):
-                        f()
-                    ts = []
-                    for _ in range(args.per_call):
-                        t = time.perf_counter()
-                        f()
-                        ts.append(time.perf_counter() - t)
-                    total += max(statistics.median(ts) - overhead, 0.0)
-                out["%s_%s_per_call_s" % (label, which)] = total
     print("RESULT " + json.dumps(out))
 
 
@@ -277,7 +236,7 @@ def ops_table(args):
     for m in args.models.split(","):
         for t in args.threads.split(","):
             cmd = [sys.executable, os.path.abspath(__file__), "--child-threads", t, "--child-model", m,
-                   "--steps", str(args.steps), "--batch", str(args.batch), "--per-call", str(args.per_call)]
+                   "--steps", str(args.steps), "--batch", str(args.batch)]
             p = subprocess.run(cmd, capture_output=True, text=True)
             line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
             if p.returncode or not line:
@@ -288,14 +247,6 @@ def ops_table(args):
             print("%-20s %-7s %5d  bn TF %7.2f ms kforge %7.2f ms (%.2fx)   dw TF %7.2f ms kforge %7.2f ms (%.2fx)" % (
                 m, t, r["calls"], 1e3 * r["bn_tf_s"], 1e3 * r["bn_kforge_s"], r["bn_tf_s"] / r["bn_kforge_s"],
                 1e3 * r["dw_tf_s"], 1e3 * r["dw_kforge_s"], r["dw_tf_s"] / r["dw_kforge_s"]), flush=True)
-            if args.per_call:
-                print("%-20s %-7s %5s  per call, warm, less %.0f us dispatch: bn TF %7.2f ms kforge %7.2f ms (%.2fx)"
-                      "   dw TF %7.2f ms kforge %7.2f ms (%.2fx)" % (
-                          "", "", "", 1e6 * r["per_call_overhead_s"],
-                          1e3 * r["bn_tf_per_call_s"], 1e3 * r["bn_kforge_per_call_s"],
-                          r["bn_tf_per_call_s"] / r["bn_kforge_per_call_s"],
-                          1e3 * r["dw_tf_per_call_s"], 1e3 * r["dw_kforge_per_call_s"],
-                          r["dw_tf_per_call_s"] / r["dw_kforge_per_call_s"]), flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
@@ -312,8 +263,6 @@ def main():
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--threads", default="1,all")
-    ap.add_argument("--per-call", type=int, default=0, metavar="N",
-                    help="with --models: also time each call alone, repeated N times (warm caches), summed")
     ap.add_argument("--json")
     ap.add_argument("--child-threads")
     ap.add_argument("--child-grads")
