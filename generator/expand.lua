@@ -237,6 +237,8 @@ function M.params(k, dtypes)
   p.FAMILY = k.family
   p.ISA = k.isa
   p.ISA_RANK = k.isa_def.rank
+  p.ISA_LANES = k.isa_def.lanes -- float lanes of a vector (1: scalar)
+  p.ISA_VREGS = k.isa_def.vregs -- vector registers the templates budget for
   if k.values.T then
     local d = dtypes[k.values.T]
     p.ctype, p.tf_type, p.acc = d.ctype, d.tf, d.acc

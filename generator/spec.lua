@@ -138,8 +138,9 @@ M.isa_schema = {
     record = {
       name = ident, rank = "integer", bit = { pattern = "^KFI_ISA_[%u%d_]+$" }, guard = "string",
       target = "string", header = "string", doc = "string",
+      lanes = "integer", vregs = "integer",
     },
-    required = { "name", "rank", "bit", "guard" },
+    required = { "name", "rank", "bit", "guard", "lanes", "vregs" },
   },
   min = 1,
 }

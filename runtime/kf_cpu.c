@@ -48,10 +48,11 @@ static unsigned detect(void) { return KF_ISA_SCALAR; }
 
 /* ORDER kf_isa bits */
 static const char *const isa_names[] = { "scalar", "neon", "avx2", "avx512", "mve" };
+#define NUM_ISAS ((int)(sizeof isa_names / sizeof isa_names[0]))
 
 const char *kf_isa_name(unsigned isa_bit) {
   int i;
-  for (i = 0; i < 5; i++)
+  for (i = 0; i < NUM_ISAS; i++)
     if (isa_bit == 1u << i) return isa_names[i];
   return "unknown";
 }
