@@ -23,33 +23,7 @@
 static unsigned char arena[KFM_ARENA_BYTES] __attribute__((aligned(16)));
 
 #ifdef KFM_DUMP
-#include <fcntl.h>
-#include <unistd.h>
-
-/* Outside the counted interval; a failed write is a failed instance.
-   open/write/close are picolibc's semihosting calls (its fopen would
-   allocate its buffer on the heap, which these images forbid). */
-static int dump(int i, const kfm_run *r) {
-  int j, ok = 1;
-  for (j = 0; j < r->num_outputs; j++) {
-    const kf_tensor_desc *d = r->out_desc[j];
-    const char *p = (const char *)r->out[j];
-    size_t n = kf_dtype_size(d->dtype), k;
-    char path[256];
-    int fd;
-    for (k = 0; k < (size_t)d->rank; k++) n *= (size_t)d->dims[k];
-    snprintf(path, sizeof path, "%s/%d_%d.%s", KFM_DUMP, i, j, kf_dtype_name(d->dtype));
-    if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0) return 0;
-    while (n > 0) {
-      ssize_t w = write(fd, p, n);
-      if (w <= 0) { ok = 0; break; }
-      p += w;
-      n -= (size_t)w;
-    }
-    if (close(fd) != 0) ok = 0;
-  }
-  return ok;
-}
+#include "dump.h"
 #endif
 
 int main(void) {
@@ -73,7 +47,7 @@ int main(void) {
            (unsigned long)(r.hash & 0xFFFFFFFFu), (unsigned long)r.ticks);
     total += r.ticks;
 #ifdef KFM_DUMP
-    if (!dump(i, &r)) {
+    if (!kfm_dump(KFM_DUMP, i, &r)) {
       printf("%d FAIL cannot write its outputs under %s\n", i, KFM_DUMP);
       bad++;
     }

@@ -86,8 +86,9 @@ build $h/obj/model/check.o: cc tools/model/check.c
 build $h/obj/model/plan.o: cc tools/model/plan.c
 build $h/obj/model/arena.o: cc tools/model/arena.c
 build $h/obj/model/compare.o: cc tools/model/compare.c
+build $h/obj/model/dump.o: cc tools/model/dump.c
 build $h/compare: link $h/obj/model/compare.o
-${ref_edges}build $h/check: link $h/obj/model/check.o $h/obj/model/plan.o $h/obj/model/arena.o $refs $h/obj/model/kfg_model.o $h/obj/model/runner.o $h/libkforge.a
+${ref_edges}build $h/check: link $h/obj/model/check.o $h/obj/model/dump.o $h/obj/model/plan.o $h/obj/model/arena.o $refs $h/obj/model/kfg_model.o $h/obj/model/runner.o $h/libkforge.a
 EOF
 ninja -f "$out/host.ninja" >/dev/null
 dump=
@@ -140,7 +141,8 @@ build $m/obj/model/kfm_step.o: cc $out/kfm_step.c
 build $m/obj/mcu/main.o: cc mcu/main.c
   cflags = \$cflags -DKFM_ARENA_BYTES=$arena${dump:+ -DKFM_DUMP=\\\"$out/dump-mcu\\\"}
 build $m/obj/mcu/ticks.o: cc $t_ticks_src
-build $out/image.elf: link $m/obj/mcu/main.o $m/obj/mcu/ticks.o $m/obj/model/kfg_model.o $m/obj/model/runner.o $m/obj/model/kfm_step.o $m/libkforge.a
+build $m/obj/model/dump.o: cc tools/model/dump.c
+build $out/image.elf: link $m/obj/mcu/main.o $m/obj/mcu/ticks.o $m/obj/model/kfg_model.o $m/obj/model/runner.o $m/obj/model/kfm_step.o ${dump:+$m/obj/model/dump.o} $m/libkforge.a
 EOF
   # A model whose arena does not fit the board's RAM (with room for stack
   # and libc) still gets its image linked with a token arena, for the code

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "dump.h"
 #include "runner.h"
 #include "ref/ref_ops.h"
 
@@ -117,21 +118,6 @@ static double against_reference(refs *f, const kfm_run *r) {
   return f->ok ? e : -1;
 }
 
-/* Instance i's outputs, raw, one file each (names as in mcu/main.c). */
-static int dump(const char *dir, int i, const kfm_run *r) {
-  int j, ok = 1;
-  for (j = 0; j < r->num_outputs; j++) {
-    size_t n = (size_t)ref_count(r->out_desc[j]) * kf_dtype_size(r->out_desc[j]->dtype);
-    char path[4096];
-    FILE *f;
-    snprintf(path, sizeof path, "%s/%d_%d.%s", dir, i, j, kf_dtype_name(r->out_desc[j]->dtype));
-    if (!(f = fopen(path, "wb"))) return 0;
-    if (n && fwrite(r->out[j], 1, n, f) != n) ok = 0;
-    if (fclose(f) != 0) ok = 0;
-  }
-  return ok;
-}
-
 int main(int argc, char **argv) {
   FILE *hashes = NULL, *planf = NULL;
   const char *dump_dir = NULL;
@@ -219,7 +205,7 @@ int main(int argc, char **argv) {
       check(e >= 0 && e <= 1.0, "%d %s: matches the double reference (%s)", inst->name, what, i);
     }
     if (hashes) fprintf(hashes, "%d %s %016llx\n", i, r.kernel, (unsigned long long)r.hash);
-    if (dump_dir && !dump(dump_dir, i, &r)) check(0, "%d %s: outputs written (%s)", inst->name, dump_dir, i);
+    if (dump_dir && !kfm_dump(dump_dir, i, &r)) check(0, "%d %s: outputs written (%s)", inst->name, dump_dir, i);
   }
   chain_ok = f.chain_bad == 0 && f.chain_n == (alone ? 0 : rep.chained);
   {
