@@ -17,7 +17,8 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
 LOGDIR=$(mktemp -d "${TMPDIR:-/tmp}/kforge-tests.XXXXXX")
-trap 'rm -rf "$LOGDIR"' EXIT
+LANE2=
+trap '[ -n "$LANE2" ] && kill "$LANE2" 2>/dev/null; rm -rf "$LOGDIR"' EXIT
 
 # ---- dependencies ----------------------------------------------------------
 need=()
@@ -58,18 +59,17 @@ if [ ${#need[@]} -gt 0 ]; then
     { echo "tests: could not install ${need[*]}"; echo "0 passed, 1 failed"; exit 1; }
 fi
 
-PASSED=0
-FAILED=0
-SKIPPED=0
 PY=/usr/bin/python3
 unset KFORGE_ISA # the plain runs use every ISA the CPU has; the capped reruns below set it
 
-# run_suite NAME CMD...: runs CMD, shows its failures, adds its counts (the
-# last "N passed, M failed[, K skipped]" line it prints). A suite that exits
-# non-zero without such a line counts as one failure.
+# run_suite NAME CMD...: runs CMD, shows its failures, records its counts
+# (the last "N passed, M failed[, K skipped]" line it prints) in
+# $LOGDIR/counts. A suite that exits non-zero without such a line counts as
+# one failure. Its report is written at once, so the two lanes below do not
+# interleave within it.
 run_suite() {
   local name=$1; shift
-  local log="$LOGDIR/${name//\//_}.log" start=$SECONDS rc p f s line
+  local log="$LOGDIR/${name//\//_}.log" start=$SECONDS rc p f s line msg
   "$@" >"$log" 2>&1
   rc=$?
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
@@ -78,23 +78,19 @@ run_suite() {
     p=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}; s=${BASH_REMATCH[4]:-0}
   fi
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-  PASSED=$((PASSED + p)); FAILED=$((FAILED + f)); SKIPPED=$((SKIPPED + s))
-  printf '%-30s %6d passed, %d failed, %d skipped  (%ds)\n' "$name" "$p" "$f" "$s" $((SECONDS - start))
+  echo "$p $f $s" >>"$LOGDIR/counts"
+  msg=$(printf '%-30s %6d passed, %d failed, %d skipped  (%ds)' "$name" "$p" "$f" "$s" $((SECONDS - start)))
   if [ "$f" -ne 0 ]; then
-    grep -E '^FAIL|error|Error|ERROR' "$log" | head -40 | sed 's/^/    /'
-    [ -z "$line" ] && tail -20 "$log" | sed 's/^/    /'
+    msg+=$'\n'$(grep -E '^FAIL|error|Error|ERROR' "$log" | head -40 | sed 's/^/    /')
+    [ -z "$line" ] && msg+=$'\n'$(tail -20 "$log" | sed 's/^/    /')
   fi
+  printf '%s\n' "$msg"
 }
 
 # A build is one check: it passes when ninja succeeds (warnings are errors).
 build() {
   if ninja "$@"; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; return 1; fi
 }
-
-run_suite generator lua5.4 tests/gen/test_gen.lua
-run_suite build-clang build
-run_suite build-gcc build -f ninja/gcc.ninja
-run_suite build-asan build -f ninja/asan.ninja
 
 # The C tests: every tests/test_*.c, which each configuration builds as
 # $cfg/tests/test_<name> (its edges in tests/tests.ninja); nothing else lists
@@ -105,13 +101,36 @@ run_suite build-asan build -f ninja/asan.ninja
 C_TESTS=()
 for src in tests/test_*.c; do C_TESTS+=("$(basename "$src" .c)"); done
 marked() { grep -q "run.sh: $2" "tests/$1.c"; }
-for cfg in build build-gcc build-asan; do
+c_tests() { # CFG: every C test of one build
+  local cfg=$1 t
   for t in "${C_TESTS[@]}"; do
     [ "$cfg" = build-asan ] && marked "$t" "optimized builds only" && continue
     [ -e "$cfg/tests/$t" ] || { run_suite "$cfg/$t" false; continue; }
     run_suite "$cfg/$t" "$cfg/tests/$t"
   done
-done
+}
+
+# Two lanes run side by side: most suites use one core (Python, TensorFlow's
+# small calls, qemu), so the gcc and ASan builds and their tests, which keep
+# both cores busy, fill the other (56.8 minutes one after the other on a
+# 2-core machine). They write to different places: lane 2 to build-gcc/,
+# build-asan/, and the tuners' build/knobs/, build/tune/ and
+# build/models/*/*-tune-*/; lane 1 to the rest (both only read build/'s
+# library and CLI, which tools/setup.sh built).
+lane2() {
+  run_suite build-gcc build -f ninja/gcc.ninja
+  c_tests build-gcc
+  run_suite build-asan build -f ninja/asan.ninja
+  c_tests build-asan
+  run_suite cli-asan $PY tests/cli/test_cli.py build-asan/kforge
+  run_suite tuning sh tests/tuning/test_tuning.sh
+}
+lane2 &
+LANE2=$!
+
+run_suite generator lua5.4 tests/gen/test_gen.lua
+run_suite build-clang build
+c_tests build
 # The kernel tests again with the ISAs capped, as on a CPU without AVX-512
 # and on one without AVX2 (test_api checks that default selection then picks
 # the capped kernels). The clang build only: the code paths are the same in
@@ -125,7 +144,6 @@ for cap in avx2 scalar; do
 done
 
 run_suite cli $PY tests/cli/test_cli.py build/kforge
-run_suite cli-asan $PY tests/cli/test_cli.py build-asan/kforge
 run_suite aarch64 sh tests/aarch64.sh
 run_suite tsan sh tests/tsan.sh
 run_suite fuzz bash tests/fuzz/run_fuzz.sh 20
@@ -148,7 +166,8 @@ run_suite tf-ops bash tests/tf/run_tfop.sh
 # a tf-keras MobileNetV2 trained 20 steps with TF's and with kforge's gradients
 run_suite tf-train bash tests/tf/run_train.sh
 run_suite models sh tests/models/test_models.sh
-run_suite tuning sh tests/tuning/test_tuning.sh
 
+wait "$LANE2" || true
+read -r PASSED FAILED SKIPPED < <(awk '{p += $1; f += $2; s += $3} END {print p + 0, f + 0, s + 0}' "$LOGDIR/counts")
 echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 [ "$FAILED" -eq 0 ]
