@@ -156,7 +156,19 @@ const char *kf_plan_kernel_name(const kf_plan *plan);
 /* Runs the plan. inputs/outputs in TF order, each pointing to dense
    row-major data of the planned dtype and shape (outputs of 0 elements may
    be NULL). The depthwise op's input_sizes was read at plan time (from its
-   descriptor's host_data), so its pointer here is ignored. scratch may be NULL if kf_plan_scratch_bytes is 0. */
+   descriptor's host_data), so its pointer here is ignored. scratch may be NULL if kf_plan_scratch_bytes is 0.
+   Outputs must not overlap inputs, other outputs or scratch, with one
+   exception: a batch-norm gradient's (FusedBatchNormGrad{,V2,V3})
+   x_backprop, outputs[0], may be exactly y_backprop's buffer, inputs[0]
+   (the same pointer; they have the same shape and dtype): the result is
+   bitwise the same as with separate buffers, for every kernel and thread
+   count, because every kernel, the generic one included, reads dy[e] and
+   x[e] before it writes dx[e] and never reads dy[e] after (the sums are
+   taken before any of x_backprop is written, or in the same pass, element
+   by element), and the threads of a pass work on disjoint elements
+   (docs/models.md, "In place"). No other overlap is allowed: not
+   x_backprop with x, not a shifted or partial overlap with y_backprop, and
+   none for the depthwise ops (they read neighbouring elements). */
 kf_status kf_execute(const kf_plan *plan, const void *const *inputs, void *const *outputs,
                      void *scratch, size_t scratch_bytes, kf_error *err);
 
@@ -172,7 +184,9 @@ kf_status kf_run_op(kf_op op, const kf_attrs *attrs, const kf_tensor_desc *descs
    reserve_space_3 (V3 only) is ignored, as in TF's CPU kernel, and may be
    NULL. Shapes: x and y_backprop [N,H,W,C]-like (4-D or 5-D, data_format),
    scale/mean/var [C]. Outputs x_backprop (x's shape and dtype), scale and
-   offset backprop [C] float. */
+   offset backprop [C] float. x_backprop may be y_backprop itself (the same
+   pointer: computed in place, bitwise as with separate buffers); no other
+   overlap is allowed (kf_execute). */
 kf_status kf_fused_batch_norm_grad(int version, const kf_attrs *attrs,
                                    const kf_tensor_desc *x_desc, /* = y_backprop's */
                                    const void *y_backprop, const void *x,

@@ -5,8 +5,16 @@
 ** name), on shapes chosen for their edges: C=1, odd C (channel-tile tails),
 ** N*H*W=1, H!=W, empty tensors, 5-D, row blocks and planes longer than one
 ** partial-sum block, inconsistent statistics.
+** In place (kforge.h: x_backprop may be y_backprop's buffer): every run
+** above is repeated with x_backprop written over a copy of y_backprop and
+** must give the same bits; check_in_place_threaded does the same for every
+** specialized kernel (the generic one is serial) on shapes large enough for
+** the threaded path (and, for the x86 SIMD kernels, for streaming stores),
+** run serially and on 3 threads.
 */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +53,34 @@ static void describe(const config *c, char *buf, size_t n) {
   for (i = 0; i < c->sh.rank && k > 0 && (size_t)k < n; i++)
     k += snprintf(buf + k, n - (size_t)k, i ? ",%lld" : "%lld", (long long)c->sh.d[i]);
   if (k > 0 && (size_t)k < n) snprintf(buf + k, n - (size_t)k, "]");
+}
+
+/* A copy of n bytes, 64-byte aligned (streaming stores need vector alignment). */
+static void *aligned_copy(const void *src, size_t n) {
+  void *p = aligned_alloc(64, (n + 63) / 64 * 64);
+  if (p && n) memcpy(p, src, n);
+  return p;
+}
+
+/* Executes plan with x_backprop written over a copy of y_backprop (ins[0]),
+   the one aliasing kforge.h allows; true when all three outputs equal
+   dx/ds/dof bit for bit. */
+static int same_in_place(const kf_plan *plan, const void *const *ins, size_t dy_bytes, const void *dx,
+                         const float *ds, const float *dof, int64_t c, kf_error *err) {
+  void *buf = aligned_copy(ins[0], dy_bytes);
+  float *ds2 = malloc((size_t)c * 4 + 1), *dof2 = malloc((size_t)c * 4 + 1);
+  size_t scratch_n = kf_plan_scratch_bytes(plan);
+  void *scratch = scratch_n ? malloc(scratch_n) : NULL;
+  const void *in2[6];
+  void *outs[5];
+  int ok;
+  memcpy(in2, ins, sizeof in2);
+  in2[0] = buf;
+  outs[0] = buf; outs[1] = ds2; outs[2] = dof2; outs[3] = NULL; outs[4] = NULL;
+  ok = buf && kf_execute(plan, in2, outs, scratch, scratch_n, err) == KF_OK &&
+       memcmp(buf, dx, dy_bytes) == 0 && memcmp(ds2, ds, (size_t)c * 4) == 0 && memcmp(dof2, dof, (size_t)c * 4) == 0;
+  free(buf); free(ds2); free(dof2); free(scratch);
+  return ok;
 }
 
 static kf_op op_of(int version) {
@@ -170,6 +206,10 @@ static void run(const config *cf, const kf_plan_options *opt, const char *how) {
              "%s %s [%s]: rel err x_backprop %.2e (tol %.0e), scale_backprop %.2e, offset_backprop %.2e (tol %.0e)",
              what, how, kf_plan_kernel_name(&plan), e_dx, tol, e_sc, e_of, ftol);
   }
+  if (numel > 0)
+    th_check(same_in_place(&plan, ins, (size_t)numel * es, dx, dscale, doffset, c, &err),
+             "%s %s [%s]: x_backprop over y_backprop's buffer gives the same bits", what, how,
+             kf_plan_kernel_name(&plan));
 out:
   free(dy); free(x); free(dx); free(rdy); free(rx); free(rdx);
   free(scale); free(mean); free(var); free(dscale); free(doffset);
@@ -189,6 +229,157 @@ static void run_all_ways(const config *cf) {
     opt.kernel = th_kernel(k)->name;
     run(cf, &opt, "forced");
   }
+}
+
+/* ---- in place, threaded ---- */
+
+/* A real parallel-for: n tasks on the calling thread and *(int *)pool - 1
+   more threads, each taking the next task index (any order, any thread). */
+typedef struct { kf_task_fn task; void *ctx; size_t n; atomic_size_t next; } par_job;
+
+static void *par_worker(void *p) {
+  par_job *j = p;
+  size_t i;
+  while ((i = atomic_fetch_add(&j->next, 1)) < j->n) j->task(j->ctx, i);
+  return NULL;
+}
+
+static void par_for(void *pool, kf_task_fn task, void *ctx, size_t n) {
+  pthread_t th[8];
+  par_job j;
+  int k, made = 0, nt = *(const int *)pool;
+  j.task = task; j.ctx = ctx; j.n = n;
+  atomic_init(&j.next, 0);
+  for (k = 1; k < nt && k <= 8; k++)
+    if (pthread_create(&th[made], NULL, par_worker, &j) == 0) made++;
+  par_worker(&j);
+  for (k = 0; k < made; k++) pthread_join(th[k], NULL);
+}
+
+/* Every specialized kernel of the registry (forced), V3, on shapes above PAR_MIN
+   elements (the kernels run smaller ones on the calling thread): odd sizes,
+   several tasks, channel tails, [N, C] channels first; for the x86 SIMD
+   training kernels of float and half also x_backprop of at least NT_MIN
+   bytes and vector-aligned, so that pass 2 uses streaming stores (NCHW
+   planes of odd length: unaligned plane heads). The serial run with separate buffers is the reference:
+   in place, serial and on 3 threads, must give its bits. */
+static void check_in_place_threaded(void) {
+  static const kf_dtype ts[] = { KF_HALF, KF_BFLOAT16, KF_FLOAT };
+  /* dims in NHWC order (channels first uses N, C, H, W of the same sizes) */
+  static const int64_t shapes[3][4] = { { 3, 17, 19, 293 }, { 257, 1, 1, 1031 }, { 0, 31, 33, 64 } };
+  int nthreads = 3;
+  kf_threads pool;
+  int t, f, m, sh, k;
+  pool.parallel_for = par_for;
+  pool.pool = &nthreads;
+  pool.num_threads = nthreads;
+  for (t = 0; t < 3; t++)
+    for (f = 0; f < 2; f++)
+      for (m = 0; m < 2; m++)
+        for (sh = 0; sh < 3; sh++) {
+          const kf_dtype T = ts[t];
+          const size_t es = kf_dtype_size(T);
+          int64_t d[4], cd[1], numel, c, i;
+          kf_attrs at;
+          kf_tensor_desc in[6];
+          th_rng rng[1];
+          void *dy, *x;
+          float *scale, *mean, *var, rs3[1] = { 0 };
+          const void *ins[6];
+          char what[160];
+          /* streaming stores: x86 SIMD only, pass 2 of training only; bfloat16
+             streams as half does (16-bit stores): seconds saved under ASan */
+          if (sh == 2 && (!(kf_cpu_isas() & (KF_ISA_AVX2 | KF_ISA_AVX512)) || !m || T == KF_BFLOAT16))
+            continue;
+          memcpy(d, shapes[sh], sizeof d);
+          /* the streaming shape: N such that x_backprop is >= 8 MiB (NT_MIN) */
+          if (d[0] == 0) d[0] = es == 4 ? 33 : 65;
+          c = d[3];
+          if (f == 1) { /* NCHW: N, C, H, W */
+            int64_t h = d[1], w = d[2];
+            d[1] = c; d[2] = h; d[3] = w;
+          }
+          numel = d[0] * d[1] * d[2] * d[3];
+          snprintf(what, sizeof what, "in place threaded T=%s %s %s [%lld,%lld,%lld,%lld]", kf_dtype_name(T),
+                   f ? "NCHW" : "NHWC", m ? "train" : "infer", (long long)d[0], (long long)d[1], (long long)d[2],
+                   (long long)d[3]);
+          th_seed_case(rng, "test_bngrad %s", what);
+          dy = aligned_alloc(64, ((size_t)numel * es + 63) / 64 * 64);
+          x = malloc((size_t)numel * es);
+          scale = malloc((size_t)c * 4); mean = malloc((size_t)c * 4); var = malloc((size_t)c * 4);
+          /* a random block of 65521 elements (prime: its repeats fall on
+             other channels), repeated: generating millions costs seconds */
+          for (i = 0; i < numel && i < 65521; i++) {
+            th_store(T, dy, (size_t)i, th_uniform(rng, -2, 2));
+            th_store(T, x, (size_t)i, th_uniform(rng, -2, 3));
+          }
+          for (; i < numel; i += 65521) {
+            const int64_t len = numel - i < 65521 ? numel - i : 65521;
+            memcpy((char *)dy + (size_t)i * es, dy, (size_t)len * es);
+            memcpy((char *)x + (size_t)i * es, x, (size_t)len * es);
+          }
+          for (i = 0; i < c; i++) {
+            scale[i] = (float)th_uniform(rng, -1.5, 1.5);
+            mean[i] = (float)th_uniform(rng, -1, 1);
+            var[i] = (float)th_uniform(rng, 0.05, 2);
+          }
+          kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at);
+          at.T = T;
+          at.data_format = f ? KF_NCHW : KF_NHWC;
+          at.is_training = m;
+          at.epsilon = 0.001f;
+          in[0] = th_desc(T, 4, d);
+          in[1] = in[0];
+          cd[0] = c;
+          in[2] = th_desc(KF_FLOAT, 1, cd);
+          in[3] = in[4] = in[2];
+          cd[0] = 0;
+          in[5] = th_desc(KF_FLOAT, 1, cd);
+          ins[0] = dy; ins[1] = x; ins[2] = scale; ins[3] = mean; ins[4] = var; ins[5] = rs3;
+          for (k = -1; (k = th_next_kernel("bngrad", k)) >= 0;) {
+            const char *name = th_kernel(k)->name;
+            kf_plan_options opt;
+            kf_plan plan;
+            kf_error err;
+            void *dx, *outs[5], *scratch;
+            float *ds, *dof;
+            size_t scratch_n;
+            int ok;
+            if (th_kernel(k)->generic)
+              continue; /* serial whatever the pool: run in place on every shape of run() */
+            if (sh == 2 && !(th_kernel_isa(name) & (KF_ISA_AVX2 | KF_ISA_AVX512)))
+              continue; /* streaming stores: x86 SIMD only; elsewhere the shape adds nothing */
+            memset(&opt, 0, sizeof opt);
+            opt.kernel = name;
+            switch (th_plan_forced(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at, in, 6, &opt, &err)) {
+              case TH_PLANNED: break;
+              case TH_OTHER_CONFIG:
+              case TH_NOT_HERE: continue; /* other configurations; ISAs not here (test_bngrad's runs report them) */
+              default:
+                th_check(0, "%s %s: plan: %s (%s)", what, name, err.message, err.rule);
+                continue;
+            }
+            dx = aligned_alloc(64, ((size_t)numel * es + 63) / 64 * 64);
+            ds = malloc((size_t)c * 4);
+            dof = malloc((size_t)c * 4);
+            scratch_n = kf_plan_scratch_bytes(&plan);
+            scratch = scratch_n ? malloc(scratch_n) : NULL;
+            outs[0] = dx; outs[1] = ds; outs[2] = dof; outs[3] = NULL; outs[4] = NULL;
+            ok = kf_execute(&plan, ins, outs, scratch, scratch_n, &err) == KF_OK;
+            free(scratch);
+            th_check(ok && same_in_place(&plan, ins, (size_t)numel * es, dx, ds, dof, c, &err),
+                     "%s [%s]: in place, serial: the same bits as separate buffers", what, name);
+            opt.threads = &pool;
+            if (ok && th_plan_forced(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at, in, 6, &opt, &err) == TH_PLANNED)
+              th_check(same_in_place(&plan, ins, (size_t)numel * es, dx, ds, dof, c, &err),
+                       "%s [%s]: in place, %d threads: the same bits as separate buffers, serial", what, name,
+                       nthreads);
+            else
+              th_check(0, "%s [%s]: threaded plan or serial run failed: %s", what, name, err.message);
+            free(dx); free(ds); free(dof);
+          }
+          free(dy); free(x); free(scale); free(mean); free(var);
+        }
 }
 
 /* The default set has a specialization for every (T, layout, mode). */
@@ -301,6 +492,7 @@ int main(void) {
     else
       th_skip("kernel %s was exercised: its ISA %s does not run here", name, kf_isa_name(th_kernel_isa(name)));
   }
+  check_in_place_threaded();
   check_selection();
   check_single_position();
   check_nan_isolation();

@@ -2,7 +2,8 @@
 
 Usage (normally through tests/tf/run_tfop.sh, with the TF venv's python and
 the package installed into it):
-    python tests/tf/test_tf_ops.py [--seed S] [--calls N] [--verbose]
+    python tests/tf/test_tf_ops.py [--seed S] [--calls N] [--verbose] [--only NAME ...]
+(--only: run just the test_* functions whose names contain NAME.)
 
 Checks, each one counted:
 - op defs: each Kfoge* op's inputs, outputs and attrs (types, defaults,
@@ -38,6 +39,12 @@ Checks, each one counted:
   both, kforge's message contains TF's (TF's context stripped) and names
   kforge's rule ("[rule ...]"), in eager mode and in tf.function;
 - plan reuse: a second call of the same shapes plans nothing new;
+- in place: in a tf.function whose y_backprop is made inside it (a multiply)
+  and consumed only by the batch-norm gradient, TF forwards its buffer to
+  x_backprop (kforge.tf.forwarded_outputs() counts it) and the outputs equal
+  TF's and, bit for bit, eager kforge's (never forwarded); a y_backprop the
+  function also returns, or that is also x, is not forwarded (and comes
+  back intact);
 - threads: the pool has TF's intra-op thread count.
 
 Ends with "N passed, M failed"; exit status 1 on any failure.
@@ -156,16 +163,17 @@ def to_first(a, fmt):
     return np.transpose(a, [0, r - 1] + list(range(1, r - 1))) if fmt.startswith("NC") else a
 
 
-def bn_random(rng, version):
-    t = "float" if version == 1 else str(rng.choice(["half", "bfloat16", "float"]))
+def bn_random(rng, version, t=None, fmt=None, training=None):
+    """A random call's data; t, fmt, training: fixed instead of drawn (the draws still happen)."""
+    t = ("float" if version == 1 else str(rng.choice(["half", "bfloat16", "float"]))) if t is None else t
     fmts = ["NHWC", "NCHW"] + (["NDHWC", "NCDHW"] if version == 3 else [])
-    fmt = str(rng.choice(fmts))
+    fmt = str(rng.choice(fmts)) if fmt is None else fmt
     rank = 5 if fmt in ("NDHWC", "NCDHW") else 4
     n = int(rng.integers(1, 4))
     c = int(rng.integers(1, 9))
     spatial = [int(rng.integers(1, 6)) for _ in range(rank - 2)]
     shape_last = [n] + spatial + [c]
-    training = bool(rng.integers(0, 2))
+    training = bool(rng.integers(0, 2)) if training is None else training
     eps = float(rng.choice([1e-4, 1e-3, 0.01, 0.5]))
     x = rng.uniform(-2, 2, shape_last).astype(NP[t])
     dy = rng.uniform(-1, 1, shape_last).astype(NP[t])
@@ -553,6 +561,97 @@ def test_plan_reuse():
     run_check("plan reuse: a new shape plans once", fn3)
 
 
+def bn_check_vs_tf(version, c, got):
+    """(ok, detail): got (kforge's outputs) against tf.raw_ops' float reference, as test_bn_values."""
+    fmt = c["fmt"]
+    tf_fmt = fmt if (c["training"] or not fmt.startswith("NC")) else {"NCHW": "NHWC", "NCDHW": "NDHWC"}[fmt]
+    ref = bn_call(version, "tf", **bn_args(version, c, tf_fmt, np.float32))
+    ref0 = np.asarray(ref[0])
+    if tf_fmt != fmt:
+        ref0 = to_first(ref0, fmt)
+    ok, msgs = True, []
+    for k, (g, r) in enumerate(zip(got[:3], [ref0] + [np.asarray(v) for v in ref[1:3]])):
+        g = np.asarray(g)
+        if g.shape != r.shape:
+            return False, "output %d shape %s vs %s" % (k, g.shape, r.shape)
+        e = rel_err(g, r)
+        if k in (1, 2):
+            e = min(e, float(np.max(np.abs(g.astype(np.float64) - r))) / max(bn_magnitude(c, k), 1e-30))
+        tol = TOL_BN[c["t"]] if k == 0 or c["t"] == "float" else 1e-4
+        ok = ok and e <= tol
+        msgs.append("out%d err %.2e (tol %.0e)" % (k, e, tol))
+    return ok, " ".join(msgs)
+
+
+def test_forwarding():
+    """x_backprop written over a forwardable y_backprop (TF_ForwardInputOrAllocateOutput)."""
+    rng = np.random.default_rng(17)
+    cases = [("float", "NHWC", True), ("half", "NCHW", True), ("bfloat16", "NHWC", False), ("float", "NCHW", True)]
+    for t, fmt, training in cases:
+        c = bn_random(rng, 3, t, fmt, training)
+        rest = bn_args(3, c, fmt)
+        d0 = rest.pop("y_backprop")  # the function's argument: held by the caller, never forwarded
+        # y_backprop = d0 * 2 inside the function: exact in every dtype (|d0| <= 1)
+        c2 = dict(c, dy=(c["dy"].astype(np.float64) * 2).astype(NP[t]))
+        what = "in place: V3 T=%s %s training=%s x=%s" % (t, fmt, training, list(d0.shape))
+
+        def fn(c2=c2, d0=d0, rest=rest):
+            f = tf.function(lambda d: kops.fused_batch_norm_grad_v3(y_backprop=d * tf.constant(2, d.dtype), **rest),
+                            autograph=False)
+            f(tf.constant(d0))  # traced and run once
+            n0 = ktf.forwarded_outputs()
+            got = f(tf.constant(d0))
+            n1 = ktf.forwarded_outputs()
+            eager = kops.fused_batch_norm_grad_v3(y_backprop=tf.constant(d0) * tf.constant(2, d0.dtype), **rest)
+            n2 = ktf.forwarded_outputs()
+            same = all(np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(got[:3], eager[:3]))
+            ok, detail = bn_check_vs_tf(3, c2, got)
+            return (ok and same and n1 - n0 >= 1 and n2 == n1,
+                    "%s; bitwise == eager: %s; forwarded in the function %d, eager %d" %
+                    (detail, same, n1 - n0, n2 - n1))
+        run_check(what, fn)
+
+    # y_backprop also returned by the function: TF must not forward it, and it comes back intact
+    c = bn_random(rng, 3)
+    kw = bn_args(3, c, c["fmt"])
+    d0 = kw.pop("y_backprop")
+
+    def fn2():
+        def g(d):
+            dy = d * tf.constant(2, d.dtype)
+            return dy, kops.fused_batch_norm_grad_v3(y_backprop=dy, **kw)
+        f = tf.function(g, autograph=False)
+        n0 = ktf.forwarded_outputs()
+        dy, got = f(tf.constant(d0))
+        n1 = ktf.forwarded_outputs()
+        want_dy = (d0.astype(np.float64) * 2).astype(d0.dtype)
+        eager = kops.fused_batch_norm_grad_v3(y_backprop=tf.constant(want_dy), **kw)
+        ok = np.array_equal(np.asarray(dy), want_dy) and np.array_equal(np.asarray(got[0]), np.asarray(eager[0]))
+        return ok and n1 == n0, "y_backprop intact and x_backprop == eager: %s; forwarded %d" % (ok, n1 - n0)
+    run_check("in place: a y_backprop the function also returns is not forwarded", fn2)
+
+    # the same intermediate as y_backprop and x: x_backprop must not overwrite x
+    def fn3():
+        rest = {k: v for k, v in kw.items() if k != "x"}
+        f = tf.function(lambda d: kops.fused_batch_norm_grad_v3(y_backprop=d * tf.constant(2, d.dtype),
+                                                                x=d * tf.constant(2, d.dtype), **rest),
+                        autograph=False)
+        def same(d):
+            e = d * tf.constant(2, d.dtype)
+            return kops.fused_batch_norm_grad_v3(y_backprop=e, x=e, **rest)
+        g = tf.function(same, autograph=False)
+        want_dy = (d0.astype(np.float64) * 2).astype(d0.dtype)
+        eager = kops.fused_batch_norm_grad_v3(y_backprop=tf.constant(want_dy), x=tf.constant(want_dy), **rest)
+        n0 = ktf.forwarded_outputs()
+        got_g = g(tf.constant(d0))
+        n1 = ktf.forwarded_outputs()
+        got_f = f(tf.constant(d0))  # two multiplies (unless TF merges them): y_backprop may be forwarded
+        ok = all(np.array_equal(np.asarray(a), np.asarray(b))
+                 for got in (got_g, got_f) for a, b in zip(got[:3], eager[:3]))
+        return ok and n1 == n0, "outputs == eager: %s; forwarded with y_backprop is x: %d" % (ok, n1 - n0)
+    run_check("in place: y_backprop that is also x is not forwarded", fn3)
+
+
 def test_threads():
     want = tf.config.threading.get_intra_op_parallelism_threads() or os.cpu_count()
     env = os.environ.get("KFORGE_TF_THREADS", "").strip()
@@ -620,23 +719,29 @@ def main():
     p.add_argument("--seed", type=int, default=int(os.environ.get("KFORGE_TF_SEED", "20261124")))
     p.add_argument("--calls", type=int, default=40, help="random calls per op")
     p.add_argument("--verbose", action="store_true")
+    p.add_argument("--only", action="append", default=[],
+                   help="run just the test_* functions whose names contain this (repeatable)")
     a = p.parse_args()
     VERBOSE = a.verbose
     print("test_tf_ops: seed %d, %d calls per op, TF %s, library %s" % (a.seed, a.calls, tf.__version__,
                                                                          ktf.library_path()))
     ktf.load()
     rng = np.random.default_rng(a.seed)
-    test_opdefs()
-    test_bn_values(rng, a.calls)
-    test_dw_values(rng, a.calls)
-    test_dw_dilations(rng, max(4, a.calls // 4))
-    test_graph_shapes()
-    test_rejections()
-    test_plan_reuse()
-    test_threads()
-    test_threads_setting()
-    test_concurrent_calls()
-    test_build_errors()
+    tests = [("test_opdefs", lambda: test_opdefs()),
+             ("test_bn_values", lambda: test_bn_values(rng, a.calls)),
+             ("test_dw_values", lambda: test_dw_values(rng, a.calls)),
+             ("test_dw_dilations", lambda: test_dw_dilations(rng, max(4, a.calls // 4))),
+             ("test_graph_shapes", test_graph_shapes),
+             ("test_rejections", test_rejections),
+             ("test_plan_reuse", test_plan_reuse),
+             ("test_forwarding", test_forwarding),
+             ("test_threads", test_threads),
+             ("test_threads_setting", test_threads_setting),
+             ("test_concurrent_calls", test_concurrent_calls),
+             ("test_build_errors", test_build_errors)]
+    for name, run in tests:
+        if not a.only or any(o in name for o in a.only):
+            run()
     print("%d passed, %d failed" % (PASSED, FAILED))
     return 1 if FAILED else 0
 

@@ -12,7 +12,7 @@ import importlib
 import os
 import threading
 
-__all__ = ["load", "library_path", "num_threads", "plan_stats", "ops"]
+__all__ = ["load", "library_path", "num_threads", "plan_stats", "forwarded_outputs", "ops"]
 
 _lock = threading.Lock()
 _module = None
@@ -73,6 +73,18 @@ def plan_stats():
     made, reused = ctypes.c_longlong(), ctypes.c_longlong()
     _cdll.kforge_tf_plan_stats(ctypes.byref(made), ctypes.byref(reused))
     return made.value, reused.value
+
+
+def forwarded_outputs():
+    """Outputs written over an input's buffer, over all kernels of this process.
+
+    A batch-norm gradient's x_backprop takes y_backprop's buffer when TF can
+    forward it (TF_ForwardInputOrAllocateOutput: nothing else holds it, e.g.
+    an intermediate of a tf.function consumed only by this op).
+    """
+    load()
+    _cdll.kforge_tf_forward_stats.restype = ctypes.c_longlong
+    return _cdll.kforge_tf_forward_stats()
 
 
 def __getattr__(name):

@@ -22,7 +22,10 @@
 ** shape signature (dtypes, dims, and the values of the plan-time inputs:
 ** input_sizes / filter_sizes), so a call with a shape seen before skips kf_plan_op.
 ** Outputs are TF_AllocateOutput'ed and kf_execute runs directly on TF's
-** buffers; scratch comes from TF_AllocateTemp.
+** buffers; scratch comes from TF_AllocateTemp. A batch-norm gradient's
+** x_backprop is TF_ForwardInputOrAllocateOutput'ed over y_backprop: TF
+** hands over y_backprop's buffer when nothing else holds it (kforge.h
+** allows exactly that aliasing; see forward_input_of).
 **
 ** Threads: TF's C kernel API does not expose the intra-op thread pool to
 ** kernels (tensorflow/c/kernels.h has no thread-pool or parallel-for entry
@@ -124,15 +127,42 @@ KFT_EXPORT int kforge_tf_num_threads(void) {
 }
 
 /* Plans made (cache misses) and calls served from the cache, all kernels:
-   for tests of plan reuse. */
+   for tests of plan reuse. Also the outputs TF forwarded an input's buffer
+   to (forward_input_of): for tests of in-place x_backprop. */
 static pthread_mutex_t g_stats_mu = PTHREAD_MUTEX_INITIALIZER;
-static long long g_plans_made = 0, g_plans_reused = 0;
+static long long g_plans_made = 0, g_plans_reused = 0, g_forwarded = 0;
 
 KFT_EXPORT void kforge_tf_plan_stats(long long *made, long long *reused) {
   pthread_mutex_lock(&g_stats_mu);
   if (made) *made = g_plans_made;
   if (reused) *reused = g_plans_reused;
   pthread_mutex_unlock(&g_stats_mu);
+}
+
+KFT_EXPORT long long kforge_tf_forward_stats(void) {
+  long long n;
+  pthread_mutex_lock(&g_stats_mu);
+  n = g_forwarded;
+  pthread_mutex_unlock(&g_stats_mu);
+  return n;
+}
+
+/* The input whose buffer output 0 may take (TF_ForwardInputOrAllocateOutput),
+   or -1. Only the batch-norm gradients: kforge.h guarantees that their
+   x_backprop may be exactly y_backprop's buffer (every bngrad kernel reads
+   dy[e] and x[e] before it writes dx[e], and writes nothing else there);
+   the depthwise gradients read neighbouring elements, so never. An explicit
+   list keyed on kf_op, like shape_fn_of, rather than a field of the
+   generated op table (kfg_tf_ops.h): a property of the kernels' memory
+   access, not of TF's op def, for three ops; a spec field would mean
+   schema, generator and generated/ changes for one bit. */
+static int forward_input_of(kf_op op) {
+  switch (op) {
+    case KF_OP_FUSED_BATCH_NORM_GRAD:
+    case KF_OP_FUSED_BATCH_NORM_GRAD_V2:
+    case KF_OP_FUSED_BATCH_NORM_GRAD_V3: return 0; /* x_backprop over y_backprop */
+    default: return -1;
+  }
 }
 
 /* ------------------------------------------------------------------ dtypes */
@@ -451,11 +481,30 @@ static void kernel_compute(void *p, TF_OpKernelContext *ctx) {
   }
   for (i = 0; i < n_out; i++) {
     const kf_tensor_desc *od = kf_plan_output_desc(&plan, i);
+    const int f = i == 0 ? forward_input_of(k->info->op) : -1;
     int64_t count = 1;
     for (j = 0; j < od->rank; j++) count *= od->dims[j];
-    out[i] = TF_AllocateOutput(ctx, i, tf_of_kf(od->dtype), od->dims, od->rank,
-                               (size_t)count * kf_dtype_size(od->dtype), st);
-    if (TF_GetCode(st) != TF_OK) goto fail;
+    if (f >= 0 && f < n_in && od->dtype == desc[f].dtype && od->rank == desc[f].rank &&
+        memcmp(od->dims, desc[f].dims, sizeof *od->dims * (size_t)od->rank) == 0) {
+      int forwarded = -1;
+      /* TF forwards only a buffer whose reference count is one: drop the
+         reference TF_GetInput gave us first (in_ptr[f] stays valid: the
+         context's input keeps the buffer for the whole call). When x is the
+         same tensor as y_backprop, in[1] still holds it: never forwarded. */
+      TF_DeleteTensor(in[f]);
+      in[f] = NULL;
+      out[i] = TF_ForwardInputOrAllocateOutput(ctx, &f, 1, i, od->dims, od->rank, &forwarded, st);
+      if (TF_GetCode(st) != TF_OK) goto fail;
+      if (forwarded == f) {
+        pthread_mutex_lock(&g_stats_mu);
+        g_forwarded++;
+        pthread_mutex_unlock(&g_stats_mu);
+      }
+    } else {
+      out[i] = TF_AllocateOutput(ctx, i, tf_of_kf(od->dtype), od->dims, od->rank,
+                                 (size_t)count * kf_dtype_size(od->dtype), st);
+      if (TF_GetCode(st) != TF_OK) goto fail;
+    }
     out_ptr[i] = count ? TF_TensorData(out[i]) : NULL;
   }
   scratch_bytes = kf_plan_scratch_bytes(&plan);
