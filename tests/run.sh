@@ -61,6 +61,10 @@ fi
 
 PY=/usr/bin/python3
 unset KFORGE_ISA # the plain runs use every ISA the CPU has; the capped reruns below set it
+# The Python package and the TF op library compile with $CC (python/setup.py,
+# python/kforge/tf/_build.py): clang, which compiles the unrolled kernels in
+# two thirds of gcc's time; build-gcc proves that gcc compiles them.
+export CC=clang
 
 # run_suite NAME CMD...: runs CMD, shows its failures, records its counts
 # (the last "N passed, M failed[, K skipped]" line it prints) in
