@@ -150,7 +150,7 @@ done
 run_suite cli $PY tests/cli/test_cli.py build/kforge
 run_suite aarch64 sh tests/aarch64.sh
 run_suite tsan sh tests/tsan.sh
-run_suite fuzz bash tests/fuzz/run_fuzz.sh 20
+run_suite fuzz bash tests/fuzz/run_fuzz.sh 10
 # one PyTorch oracle per op family: tests/oracle/<family>_torch.py
 for o in tests/oracle/*_torch.py; do
   f=$(basename "$o" _torch.py)
