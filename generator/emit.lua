@@ -350,7 +350,10 @@ function M.bench_fragment(families, specs)
   end
   o[#o + 1] = "build $bb/kforge_bench: bench_link $bb/bench_main.o " .. table.concat(objs, " ") ..
     " $builddir/libkforge.a\n"
+  -- $bench_py is the scripts' command-line list; as a path a variable stays one
+  -- path (spaces and all), so the run edge depends on them through a phony.
   o[#o + 1] = "bench_py = " .. table.concat(py, " ") .. "\n"
+  o[#o + 1] = "build $bb/torch_scripts: phony " .. table.concat(py, " ") .. "\n"
   return table.concat(o)
 end
 

@@ -5,6 +5,9 @@
 --          [--out generated] [--root .] [--depfile F --deptarget T] [--quiet]
 --   lua5.4 generator/kforge-gen.lua --model specs/models/M.lua
 --          --target specs/targets/T.lua [--no-fallback] --out DIR ...
+--   --isas LIST (either form): only the kernels of those ISAs (comma-separated
+--   names of specs/isas.lua; generic kernels are scalar), e.g. the ASan build
+--   compiles just what this CPU can run (tests/asan.sh).
 -- The second form generates one model's kernel set for one target: the
 -- exact specialization of every op instance of the model, in the target's
 -- ISAs (plus generic fallbacks unless --no-fallback), and kfg_model.c, the
@@ -32,7 +35,7 @@ local dtypes = require "dtypes"
 
 local function usage(msg)
   io.stderr:write("kforge-gen: " .. msg .. "\nusage: lua5.4 generator/kforge-gen.lua [--set FILE] " ..
-    "[--out DIR] [--root DIR] [--depfile FILE --deptarget TARGET] [--quiet]\n")
+    "[--out DIR] [--root DIR] [--isas LIST] [--depfile FILE --deptarget TARGET] [--quiet]\n")
   os.exit(2)
 end
 
@@ -51,7 +54,7 @@ while i <= #arg do
     opt.tuning[#opt.tuning + 1] = arg[i + 1]
     i = i + 1
   elseif a == "--set" or a == "--out" or a == "--root" or a == "--depfile" or a == "--deptarget"
-      or a == "--model" or a == "--target" or a == "--cpu" or a == "--cc" then
+      or a == "--model" or a == "--target" or a == "--cpu" or a == "--cc" or a == "--isas" then
     if not arg[i + 1] then usage(a .. " needs a value") end
     opt[a:sub(3)] = arg[i + 1]
     i = i + 1
@@ -160,6 +163,18 @@ deps[#deps + 1] = rel("specs/isas.lua")
 -- 2. Configurations.
 local kernels, xerr = expand.expand(set, specs, opt.set, dtypes, isas)
 if not kernels then fail(xerr) end
+if opt.isas then
+  local keep, kept = {}, {}
+  for n in opt.isas:gmatch("[^,%s]+") do
+    if not isas[n] then fail("--isas: unknown ISA \"" .. n .. "\" (specs/isas.lua)") end
+    keep[n] = true
+  end
+  if not keep.scalar then fail("--isas: the list must include scalar (the generic kernels are scalar)") end
+  for _, k in ipairs(kernels) do
+    if keep[k.isa] then kept[#kept + 1] = k end
+  end
+  kernels = kept
+end
 
 -- Tuning: the fingerprint of what generates code, and records to apply.
 local tuning = require "tuning"

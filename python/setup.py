@@ -5,7 +5,14 @@ set, as listed by generated/sources.ninja) plus python/src/ (the thread
 pool), compiled with the machine's compiler (CC, else cc) in parallel into
 python/build/native/, where later builds reuse every object whose source and
 headers did not change. Only kforge.h's kf_* and the pool's kfpy_* symbols
-are exported. No Lua and no download: generated/ is checked in.
+(python/src/exports.map) are exported. No Lua and no download: generated/ is
+checked in.
+
+When the checkout's own ninja build has run (build/.ninja_log: `ninja`, or
+`sh tools/setup.sh`), the library is instead its `pylib` target
+(ninja/python.ninja): the same sources, from the objects that build already
+compiled (clang, -fPIC), so no kernel is compiled twice. KFORGE_NO_NINJA=1
+compiles here regardless; so does any failure of that path, with a note.
 """
 import hashlib
 import os
@@ -62,14 +69,50 @@ def up_to_date(obj, dep):
     return True
 
 
+def ninja_library(dest):
+    """Links the checkout's ninja build's pylib and copies it to dest; False when that build
+    has not run here, ninja is missing, KFORGE_NO_NINJA is set, or the build fails."""
+    if os.environ.get("KFORGE_NO_NINJA") or not (ROOT / "build" / ".ninja_log").exists() \
+            or not shutil.which("ninja"):
+        return False
+    print("kforge: linking build/python/libkforge.so with the checkout's ninja build (ninja pylib)", flush=True)
+    r = subprocess.run(["ninja", "-C", str(ROOT), "pylib"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    if r.returncode != 0:
+        print("kforge: `ninja pylib` failed, compiling here instead:\n" + r.stdout[-2000:], flush=True)
+        return False
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_suffix(".so.tmp")
+    shutil.copyfile(ROOT / "build" / "python" / "libkforge.so", tmp)
+    os.replace(tmp, dest)
+    return True
+
+
+def install_headers(dest):
+    inc = dest.parent / "include"
+    inc.mkdir(exist_ok=True)
+    for h in HEADERS:
+        shutil.copyfile(h, inc / h.name)
+
+
 def build_library(dest):
+    if ninja_library(dest):
+        install_headers(dest)
+        return
+    compile_library(dest, sources(), HERE / "build" / "native")
+    install_headers(dest)
+
+
+def compile_library(dest, srcs, cache):
+    """Compiles srcs (paths relative to the checkout) with $CC into cache/<key of compiler and
+    flags>/, reusing every up-to-date object, and links them into the shared library dest."""
     cc = shlex.split(os.environ.get("CC") or "cc")
     extra = shlex.split(os.environ.get("CFLAGS", ""))
     flags = CFLAGS + extra
     key = hashlib.sha256(repr((cc, flags)).encode()).hexdigest()[:12]
-    objdir = HERE / "build" / "native" / key
+    objdir = cache / key
     jobs = []
-    for src in sources():
+    for src in srcs:
         obj = objdir / Path(src).with_suffix(".o")
         jobs.append((src, obj, obj.with_suffix(".d")))
 
@@ -90,8 +133,7 @@ def build_library(dest):
         errors = [e for e in ex.map(compile_one, jobs) if e]
     if errors:
         sys.exit("kforge: compilation failed:\n" + errors[0])
-    vers = objdir / "exports.map"
-    vers.write_text("{ global: kf_*; kfpy_*; local: *; };\n")
+    vers = HERE / "src" / "exports.map"
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_suffix(".so.tmp")
     cmd = cc + ["-shared", "-o", str(tmp)] + [str(o) for _, o, _ in jobs] + [
@@ -100,10 +142,6 @@ def build_library(dest):
     if r.returncode != 0:
         sys.exit("kforge: linking failed:\n%s\n%s" % (" ".join(cmd[:3]), r.stdout))
     os.replace(tmp, dest)
-    inc = dest.parent / "include"
-    inc.mkdir(exist_ok=True)
-    for h in HEADERS:
-        shutil.copyfile(h, inc / h.name)
 
 
 class BuildPyWithLibrary(build_py):
@@ -124,4 +162,5 @@ class BinaryDistribution(Distribution):
         return True
 
 
-setup(cmdclass={"build_py": BuildPyWithLibrary}, distclass=BinaryDistribution)
+if __name__ == "__main__":  # setuptools runs it as __main__; tests import compile_library
+    setup(cmdclass={"build_py": BuildPyWithLibrary}, distclass=BinaryDistribution)

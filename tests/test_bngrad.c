@@ -13,13 +13,12 @@
 ** run serially and on 3 threads.
 */
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
+#include "th_pool.h"
 #include "ref/bngrad_ref.h"
 
 typedef struct { int rank; int64_t d[5]; } shape;
@@ -233,29 +232,6 @@ static void run_all_ways(const config *cf) {
 
 /* ---- in place, threaded ---- */
 
-/* A real parallel-for: n tasks on the calling thread and *(int *)pool - 1
-   more threads, each taking the next task index (any order, any thread). */
-typedef struct { kf_task_fn task; void *ctx; size_t n; atomic_size_t next; } par_job;
-
-static void *par_worker(void *p) {
-  par_job *j = p;
-  size_t i;
-  while ((i = atomic_fetch_add(&j->next, 1)) < j->n) j->task(j->ctx, i);
-  return NULL;
-}
-
-static void par_for(void *pool, kf_task_fn task, void *ctx, size_t n) {
-  pthread_t th[8];
-  par_job j;
-  int k, made = 0, nt = *(const int *)pool;
-  j.task = task; j.ctx = ctx; j.n = n;
-  atomic_init(&j.next, 0);
-  for (k = 1; k < nt && k <= 8; k++)
-    if (pthread_create(&th[made], NULL, par_worker, &j) == 0) made++;
-  par_worker(&j);
-  for (k = 0; k < made; k++) pthread_join(th[k], NULL);
-}
-
 /* Every specialized kernel of the registry (forced), V3, on shapes above PAR_MIN
    elements (the kernels run smaller ones on the calling thread): odd sizes,
    several tasks, channel tails, [N, C] channels first; for the x86 SIMD
@@ -267,12 +243,8 @@ static void check_in_place_threaded(void) {
   static const kf_dtype ts[] = { KF_HALF, KF_BFLOAT16, KF_FLOAT };
   /* dims in NHWC order (channels first uses N, C, H, W of the same sizes) */
   static const int64_t shapes[3][4] = { { 3, 17, 19, 293 }, { 257, 1, 1, 1031 }, { 0, 31, 33, 64 } };
-  int nthreads = 3;
-  kf_threads pool;
+  const int nthreads = th_pool3.num_threads;
   int t, f, m, sh, k;
-  pool.parallel_for = par_for;
-  pool.pool = &nthreads;
-  pool.num_threads = nthreads;
   for (t = 0; t < 3; t++)
     for (f = 0; f < 2; f++)
       for (m = 0; m < 2; m++)
@@ -369,7 +341,7 @@ static void check_in_place_threaded(void) {
             free(scratch);
             th_check(ok && same_in_place(&plan, ins, (size_t)numel * es, dx, ds, dof, c, &err),
                      "%s [%s]: in place, serial: the same bits as separate buffers", what, name);
-            opt.threads = &pool;
+            opt.threads = &th_pool3;
             if (ok && th_plan_forced(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at, in, 6, &opt, &err) == TH_PLANNED)
               th_check(same_in_place(&plan, ins, (size_t)numel * es, dx, ds, dof, c, &err),
                        "%s [%s]: in place, %d threads: the same bits as separate buffers, serial", what, name,

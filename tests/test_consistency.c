@@ -23,50 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pthread.h>
-
 #include "harness.h"
+#include "th_pool.h"
 
 /* The families of the two ops, from the op (kf_op_family), and the label of
    runs through generic_only (no kernel forced). */
 #define BN_FAMILY kf_op_family(KF_OP_FUSED_BATCH_NORM_GRAD_V3)
 #define DW_FAMILY kf_op_family(KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT)
 #define GENERIC "generic_only"
-
-/* A 3-thread parallel-for of its own (plain pthreads: the test also runs
-   cross-built for AArch64, where Debian has no libpthreadpool): tasks are
-   taken from a shared counter, so their order across threads varies. */
-typedef struct pool_job {
-  kf_task_fn task;
-  void *ctx;
-  size_t n, next;
-  pthread_mutex_t mu;
-} pool_job;
-
-static void *pool_worker(void *arg) {
-  pool_job *j = (pool_job *)arg;
-  for (;;) {
-    size_t i;
-    pthread_mutex_lock(&j->mu);
-    i = j->next++;
-    pthread_mutex_unlock(&j->mu);
-    if (i >= j->n) return NULL;
-    j->task(j->ctx, i);
-  }
-}
-
-static void pool_for(void *unused, kf_task_fn task, void *ctx, size_t n) {
-  pthread_t t[2];
-  pool_job j;
-  int k;
-  (void)unused;
-  j.task = task, j.ctx = ctx, j.n = n, j.next = 0;
-  pthread_mutex_init(&j.mu, NULL);
-  for (k = 0; k < 2; k++) pthread_create(&t[k], NULL, pool_worker, &j);
-  pool_worker(&j);
-  for (k = 0; k < 2; k++) pthread_join(t[k], NULL);
-  pthread_mutex_destroy(&j.mu);
-}
 
 static double tmax(kf_dtype t) {
   switch (t) {
@@ -75,13 +39,6 @@ static double tmax(kf_dtype t) {
     case KF_FLOAT: return 3.4028234663852886e38;
     default: return 1.7976931348623157e308;
   }
-}
-
-/* FNV-1a of a case description: each case's data from its own seed. */
-static uint64_t seed_of(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
 }
 
 /* got against base (n elements of dtype t; element i belongs to channel
@@ -128,7 +85,6 @@ static int bn_run(const char *kname, const kf_attrs *at, const kf_tensor_desc *i
   kf_plan_options opt;
   kf_plan plan;
   kf_error err;
-  kf_threads th;
   kf_status st = KF_NO_KERNEL;
   size_t sb;
   void *scratch, *outs[5];
@@ -136,12 +92,7 @@ static int bn_run(const char *kname, const kf_attrs *at, const kf_tensor_desc *i
   memset(&err, 0, sizeof err);
   opt.kernel = kname;
   opt.generic_only = kname == NULL;
-  if (threaded) {
-    th.parallel_for = pool_for;
-    th.pool = NULL;
-    th.num_threads = 3;
-    opt.threads = &th;
-  }
+  if (threaded) opt.threads = &th_pool3;
   if (!kname) st = kf_plan_op(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, at, in, 6, &opt, &err);
   else
     switch (th_plan_forced(&plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, at, in, 6, &opt, &err)) {
@@ -184,7 +135,7 @@ static void bn_config(kf_dtype T, kf_data_format fmt, int training, const int64_
   snprintf(what, sizeof what, "bngrad T=%s %s %s [%lld,%lld,%lld,%lld] eps=%g", kf_dtype_name(T),
            last ? "NHWC" : "NCHW", training ? "train" : "infer", (long long)dims[0], (long long)dims[1],
            (long long)dims[2], (long long)dims[3], (double)eps);
-  th_seed(&r, seed_of(what));
+  th_seed(&r, th_fnv1a(what));
   for (c = 0; c < C; c++) {
     cidx[c] = c;
     scale[c] = (float)th_uniform(&r, 0.5, 1.5);
@@ -373,7 +324,6 @@ static int dw_run(const char *kname, const kf_attrs *at, const kf_tensor_desc *i
   kf_plan_options opt;
   kf_plan plan;
   kf_error err;
-  kf_threads th;
   kf_status st = KF_NO_KERNEL;
   size_t sb;
   void *scratch, *outs[1];
@@ -381,12 +331,7 @@ static int dw_run(const char *kname, const kf_attrs *at, const kf_tensor_desc *i
   memset(&err, 0, sizeof err);
   opt.kernel = kname;
   opt.generic_only = kname == NULL;
-  if (threaded) {
-    th.parallel_for = pool_for;
-    th.pool = NULL;
-    th.num_threads = 3;
-    opt.threads = &th;
-  }
+  if (threaded) opt.threads = &th_pool3;
   if (!kname) st = kf_plan_op(&plan, KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, at, in, 3, &opt, &err);
   else
     switch (th_plan_forced(&plan, KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT, at, in, 3, &opt, &err)) {
@@ -425,7 +370,7 @@ static void dw_config(kf_dtype T, int nchw, int same, int64_t k, int64_t s, int6
 
   snprintf(what, sizeof what, "depthwise T=%s %s %s k%lld s%lld m%lld", kf_dtype_name(T), nchw ? "NCHW" : "NHWC",
            same ? "SAME" : "VALID", (long long)k, (long long)s, (long long)m);
-  th_seed(&r, seed_of(what));
+  th_seed(&r, th_fnv1a(what));
   /* filter [k, k, c, m]: channel (i / m) % c */
   for (i = 0; i < (int64_t)nf; i++) {
     const int64_t ch = (i / m) % c, tap = i / cm;

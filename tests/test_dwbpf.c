@@ -28,12 +28,12 @@
 ** An element with no term (l1 = 0) must be exactly 0.
 */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
+#include "th_pool.h"
 #include "kfi.h" /* kfg_rules[]: the spec's rule table */
 #include "ref/dwbpf_ref.h"
 
@@ -52,40 +52,6 @@ static double tol(kf_dtype t) {
   }
 }
 
-/* ---- a 3-thread pool (plain pthreads, as tests/test_consistency.c) ---- */
-typedef struct pool_job {
-  kf_task_fn task;
-  void *ctx;
-  size_t n, next;
-  pthread_mutex_t mu;
-} pool_job;
-
-static void *pool_worker(void *arg) {
-  pool_job *j = (pool_job *)arg;
-  for (;;) {
-    size_t i;
-    pthread_mutex_lock(&j->mu);
-    i = j->next++;
-    pthread_mutex_unlock(&j->mu);
-    if (i >= j->n) return NULL;
-    j->task(j->ctx, i);
-  }
-}
-
-static void pool_for(void *unused, kf_task_fn task, void *ctx, size_t n) {
-  pthread_t t[2];
-  pool_job j;
-  int k;
-  (void)unused;
-  j.task = task, j.ctx = ctx, j.n = n, j.next = 0;
-  pthread_mutex_init(&j.mu, NULL);
-  for (k = 0; k < 2; k++) pthread_create(&t[k], NULL, pool_worker, &j);
-  pool_worker(&j);
-  for (k = 0; k < 2; k++) pthread_join(t[k], NULL);
-  pthread_mutex_destroy(&j.mu);
-}
-
-static const kf_threads pool3 = { pool_for, NULL, 3 };
 
 /* ---- cases ---- */
 typedef struct bcase {
@@ -430,7 +396,7 @@ static void determinism_one(const bcase *d, const char *kernel) {
   memset(&o1, 0, sizeof o1);
   o1.kernel = kernel;
   o3 = o1;
-  o3.threads = &pool3;
+  o3.threads = &th_pool3;
   describe(d, what, sizeof what);
   run_case(d, &o1, NULL, "threads=1", &a);
   run_case(d, &o3, NULL, "threads=3", &b);

@@ -904,6 +904,31 @@ try("checked-in generated/ is current (lua5.4 generator/kforge-gen.lua --out TMP
   return rc == 0 and d == "", "regenerate with `lua5.4 generator/kforge-gen.lua` and commit generated/:\n" .. d
 end)
 
+try("--isas: only the listed ISAs' kernels (FILES, registry), the rest of the default set unchanged", function()
+  local out = TMP .. "/isas"
+  local m, r = run("lua5.4 generator/kforge-gen.lua --quiet --isas scalar,avx2 --out " .. q(out))
+  if r ~= 0 then return false, "generator failed: " .. m end
+  local files, want = readf(out .. "/FILES") or "", readf("generated/FILES") or ""
+  local kept = {}
+  for line in want:gmatch("[^\n]+") do
+    local isa = line:match("__([%w]+)%.c$")
+    if not isa or isa == "scalar" or isa == "avx2" then kept[#kept + 1] = line end
+  end
+  local reg = readf(out .. "/kfg_registry.c") or ""
+  return files == table.concat(kept, "\n") .. "\n" and has(reg, "__avx2") and not has(reg, "__avx512") and
+    not has(reg, "__neon"), "FILES:\n" .. files
+end)
+
+try("--isas: an unknown ISA, or a list without scalar, is an error and writes nothing", function()
+  local bad = {}
+  for _, case in ipairs({ { "scalar,avx3", "unknown ISA \"avx3\"" }, { "avx2", "must include scalar" } }) do
+    local out = TMP .. "/isas_bad"
+    local m, r = run("lua5.4 generator/kforge-gen.lua --quiet --isas " .. case[1] .. " --out " .. q(out))
+    if r == 0 or not has(m, case[2]) or exists(out .. "/FILES") then bad[#bad + 1] = case[1] .. ": " .. m end
+  end
+  return #bad == 0, table.concat(bad, "\n")
+end)
+
 -- -------------------------------------------------------------- done ----
 
 if os.getenv("KFG_TEST_KEEP") then

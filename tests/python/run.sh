@@ -4,8 +4,10 @@
 # of tests/python/constraints.txt, then runs the package's pytest suite.
 # Ends with one line "N passed, M failed" (any error counts as a failure;
 # exit status non-zero then). KFORGE_PY_VENV=DIR: use (and keep) that venv
-# instead of a temporary one. Reinstalls are incremental: setup.py reuses the
-# objects in python/build/native/.
+# instead of a temporary one. The library is the checkout's `ninja pylib`
+# (build/'s objects; tests/run.sh built them) where that build has run, else
+# compiled into python/build/native/ (tests/python/test_build.py covers that
+# path).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -21,8 +23,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 # setuptools first: the package is built without isolation, with the pinned one.
 "$venv/bin/python" -m pip install -q -c "$here/constraints.txt" setuptools >"$tmp/pip.log" 2>&1 \
   || { cat "$tmp/pip.log" >&2; fail "pip install setuptools failed"; }
-# pip rebuilds a local directory on every install: the C library relinks from
-# python/build/native/ (a few seconds), so a reused venv tests this checkout.
+# pip rebuilds a local directory on every install: the C library relinks (a
+# few seconds), so a reused venv tests this checkout.
 "$venv/bin/python" -m pip install -q --no-build-isolation -c "$here/constraints.txt" "$root/python[test]" \
   >"$tmp/pip.log" 2>&1 || { cat "$tmp/pip.log" >&2; fail "pip install ./python[test] failed"; }
 

@@ -30,12 +30,13 @@ builddir = $K/obj
 gen = $K/gen
 cc = clang
 target_cflags = -O2
-target_ldflags = -lm
+target_ldflags = -lpthread -lm
 include ninja/model.ninja
 build $K/obj/t/test_bngrad.o: cc tests/test_bngrad.c
 build $K/obj/t/bngrad_ref.o: cc tests/ref/bngrad_ref.c
 build $K/obj/t/harness.o: cc tests/harness.c
-build $K/test_bngrad: link $K/obj/t/test_bngrad.o $K/obj/t/bngrad_ref.o $K/obj/t/harness.o $K/obj/libkforge.a
+build $K/obj/t/th_pool.o: cc tests/th_pool.c
+build $K/test_bngrad: link $K/obj/t/test_bngrad.o $K/obj/t/bngrad_ref.o $K/obj/t/harness.o $K/obj/t/th_pool.o $K/obj/libkforge.a
 build $K/obj/t/test_dwbpi.o: cc tests/test_dwbpi.c
 build $K/obj/t/dwbpi_ref.o: cc tests/ref/dwbpi_ref.c
 build $K/test_dwbpi: link $K/obj/t/test_dwbpi.o $K/obj/t/dwbpi_ref.o $K/obj/t/harness.o $K/obj/libkforge.a
