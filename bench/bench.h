@@ -85,6 +85,20 @@ void bench_printf(const bench_ctx *ctx, const char *fmt, ...)
 #endif
   ;
 
+/* A table's misses against the issue's targets, collected row by row and
+   printed after the table: each miss named with its ratio, or "met". */
+typedef struct {
+  char text[4096];
+  int n;
+} bench_misses;
+void bench_miss(bench_misses *m, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 2, 3)))
+#endif
+  ;
+/* "Target <target>: met (<rows> rows)." or "... missed on N: <misses>." */
+void bench_print_misses(const bench_ctx *ctx, const bench_misses *m, const char *target, int rows);
+
 /* Each op family's entry point, bench_<family>(bench_ctx *), is declared
    and called by bench_main.c from the generated kfg_bench.h. */
 

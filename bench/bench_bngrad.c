@@ -187,7 +187,10 @@ void bench_bngrad(bench_ctx *ctx) {
   static const kf_dtype types[] = { KF_FLOAT, KF_HALF, KF_BFLOAT16 };
   const int NS = (int)(sizeof shapes / sizeof shapes[0]);
   const float eps = 0.001f;
-  int si, layout, ti;
+  int si, layout, ti, rows1 = 0, rowsn = 0;
+  bench_misses miss1, missn; /* every row at 1T; rows above 1 MB (dy + x) at all threads */
+  memset(&miss1, 0, sizeof miss1);
+  memset(&missn, 0, sizeof missn);
   if (dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success) {
     bench_printf(ctx, "bngrad: oneDNN engine unavailable\n");
     return;
@@ -297,9 +300,22 @@ void bench_bngrad(bench_ctx *ctx) {
         fmt_ms(c[7], 32, tbn);
         fmt_ratio(c[8], 32, t_kn.median_ms, t_k1.median_ms);
         {
-          double best = t_dn.median_ms > 0 ? t_dn.median_ms : -1;
+          double best = t_dn.median_ms > 0 ? t_dn.median_ms : -1, best1 = t_d1.median_ms > 0 ? t_d1.median_ms : -1;
           if (tbn > 0 && (best < 0 || tbn < best)) best = tbn;
+          if (tb1 > 0 && (best1 < 0 || tb1 < best1)) best1 = tb1;
           fmt_ratio(c[9], 32, t_kn.median_ms, best);
+          if (best1 > 0) {
+            rows1++;
+            if (best1 < t_k1.median_ms)
+              bench_miss(&miss1, "%lldx%lldx%lldx%lld %s %s %.2fx", (long long)s->n, (long long)s->h,
+                         (long long)s->w, (long long)s->c, layout ? "NCHW" : "NHWC", tname(T), best1 / t_k1.median_ms);
+          }
+          if (best > 0 && 2.0 * (double)bytes > 1e6) {
+            rowsn++;
+            if (best < t_kn.median_ms)
+              bench_miss(&missn, "%lldx%lldx%lldx%lld %s %s %.2fx", (long long)s->n, (long long)s->h,
+                         (long long)s->w, (long long)s->c, layout ? "NCHW" : "NHWC", tname(T), best / t_kn.median_ms);
+          }
         }
         bench_printf(ctx, "| %lldx%lldx%lldx%lld | %s | %s | %s | %s | %s | %s | %s | %.1f | %.0f%% | %s | %s | %s | %s | %s | %.1e | %s |\n",
                      (long long)s->n, (long long)s->h, (long long)s->w, (long long)s->c, layout ? "NCHW" : "NHWC",
@@ -313,6 +329,10 @@ void bench_bngrad(bench_ctx *ctx) {
         bench_free(scale); bench_free(mean); bench_free(var); bench_free(ds); bench_free(doff);
         bench_free(ds2); bench_free(doff2);
       }
+  bench_printf(ctx, "\n");
+  if (rows1 > 0) bench_print_misses(ctx, &miss1, "1T: ahead of the faster library on every row", rows1);
+  if (rowsn > 0)
+    bench_print_misses(ctx, &missn, "all threads, shapes above 1 MB: no slower than the faster library", rowsn);
   bench_printf(ctx, "\n");
   dnnl_engine_destroy(engine);
 }

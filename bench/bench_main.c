@@ -136,6 +136,22 @@ void bench_printf(const bench_ctx *ctx, const char *fmt, ...) {
   fflush(ctx->out);
 }
 
+void bench_miss(bench_misses *m, const char *fmt, ...) {
+  size_t len = strlen(m->text);
+  va_list ap;
+  if (len + 3 >= sizeof m->text) return; /* full: the count still says how many */
+  if (m->n > 0) len += (size_t)snprintf(m->text + len, sizeof m->text - len, "; ");
+  va_start(ap, fmt);
+  vsnprintf(m->text + len, sizeof m->text - len, fmt, ap);
+  va_end(ap);
+  m->n++;
+}
+
+void bench_print_misses(const bench_ctx *ctx, const bench_misses *m, const char *target, int rows) {
+  if (m->n == 0) bench_printf(ctx, "Target %s: met (%d rows).\n", target, rows);
+  else bench_printf(ctx, "Target %s: missed on %d of %d rows: %s.\n", target, m->n, rows, m->text);
+}
+
 /* ---- kf_threads over pthreadpool ---- */
 static void pool_for(void *pool, kf_task_fn task, void *ctx, size_t n) {
   pthreadpool_parallelize_1d((pthreadpool_t)pool, (pthreadpool_task_1d_t)task, ctx, n, 0);

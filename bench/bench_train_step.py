@@ -2,10 +2,12 @@
 
     python bench/bench_train_step.py [--steps N] [--warmup W] [--rounds R] [--batch B]
                                      [--threads 1,all] [--json OUT]
-    python bench/bench_train_step.py --models mobilenet_v2_96,efficientnet_b0 --batch 1 [--threads 1]
+    python bench/bench_train_step.py --models mobilenet_v2_96,efficientnet_b0 --batch 1 [--threads 1] [--per-call]
 
 (the second form: only the gradient ops of docs/models.md's traced models,
-TF's kernels against kforge's, one op-set tf.function each)
+TF's kernels against kforge's, one op-set tf.function each, in model order;
+--per-call adds each call alone and repeated, its data warm in the caches,
+as issue 16's op-level table measured)
 
 (with the TF venv's python, kforge installed into it: see tests/tf/run_train.sh).
 
@@ -228,6 +230,33 @@ def child_ops(args):
                 f()
                 ts.append(time.perf_counter() - t)
             out["%s_%s_s" % (label, which)] = statistics.median(ts)
+    if args.per_call:
+        # Each call alone, repeated, its data warm in the caches: the way a per-call kernel
+        # benchmark (and issue 16's op-level table) measures. One tf.function per call and side,
+        # TF's and kforge's timed back to back per call; the median of an empty tf.function's
+        # call is subtracted from each (TF's per-call overhead), and the medians are summed.
+        def med(f):
+            for _ in range(2):
+                f()
+            ts = []
+            for _ in range(args.steps):
+                t = time.perf_counter()
+                f()
+                ts.append(time.perf_counter() - t)
+            return statistics.median(ts)
+        overhead = med(tf.function(lambda: tf.constant(0.0)))
+        out["percall_overhead_s"] = overhead
+        for label, typ_want in (("bn", "FusedBatchNormGradV3"), ("dwi", "DepthwiseConv2dNativeBackpropInput")):
+            tot = {"tf": 0.0, "kforge": 0.0}
+            for typ, attrs, ins in calls:
+                if typ != typ_want:
+                    continue
+                names, tf_fn, kf_fn = table[typ]
+                for which, fn in (("tf", tf_fn), ("kforge", kf_fn)):
+                    f = tf.function(lambda fn=fn, ins=ins, attrs=attrs, names=names: fn(**dict(zip(names, ins)), **attrs))
+                    tot[which] += max(0.0, med(f) - overhead)
+            for which in tot:
+                out["%s_%s_percall_s" % (label, which)] = tot[which]
     print("RESULT " + json.dumps(out))
 
 
@@ -236,7 +265,7 @@ def ops_table(args):
     for m in args.models.split(","):
         for t in args.threads.split(","):
             cmd = [sys.executable, os.path.abspath(__file__), "--child-threads", t, "--child-model", m,
-                   "--steps", str(args.steps), "--batch", str(args.batch)]
+                   "--steps", str(args.steps), "--batch", str(args.batch)] + (["--per-call"] if args.per_call else [])
             p = subprocess.run(cmd, capture_output=True, text=True)
             line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
             if p.returncode or not line:
@@ -247,6 +276,13 @@ def ops_table(args):
             print("%-20s %-7s %5d  bn TF %7.2f ms kforge %7.2f ms (%.2fx)   dw TF %7.2f ms kforge %7.2f ms (%.2fx)" % (
                 m, t, r["calls"], 1e3 * r["bn_tf_s"], 1e3 * r["bn_kforge_s"], r["bn_tf_s"] / r["bn_kforge_s"],
                 1e3 * r["dw_tf_s"], 1e3 * r["dw_kforge_s"], r["dw_tf_s"] / r["dw_kforge_s"]), flush=True)
+            if args.per_call:
+                print("%-20s %-7s per call, warm (less %.0f us of TF overhead each): bn TF %7.2f ms kforge %7.2f ms "
+                      "(%.2fx)   dw-input TF %7.2f ms kforge %7.2f ms (%.2fx)" % (
+                          m, t, 1e6 * r["percall_overhead_s"], 1e3 * r["bn_tf_percall_s"],
+                          1e3 * r["bn_kforge_percall_s"], r["bn_tf_percall_s"] / r["bn_kforge_percall_s"],
+                          1e3 * r["dwi_tf_percall_s"], 1e3 * r["dwi_kforge_percall_s"],
+                          r["dwi_tf_percall_s"] / r["dwi_kforge_percall_s"]), flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
@@ -258,6 +294,8 @@ def main():
     ap.add_argument("--models", help="instead of the step: the gradient ops alone of these models "
                     "(batch --batch), comma separated: " + ", ".join(MODELS))
     ap.add_argument("--child-model")
+    ap.add_argument("--per-call", action="store_true",
+                    help="with --models: also each call alone, repeated (warm), TF's and kforge's, summed")
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=2)
