@@ -158,6 +158,18 @@ MODELS = {  # docs/models.md's traced models (batch 1), tf_keras.applications co
 }
 
 
+def median_time(f, steps, warmup):
+    """Median seconds of f() over steps calls, after warmup calls."""
+    for _ in range(warmup):
+        f()
+    ts = []
+    for _ in range(steps):
+        t = time.perf_counter()
+        f()
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts)
+
+
 def child_ops(args):
     """One model's gradient ops alone, TF's kernels vs kforge's, in one process (threads as given)."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -221,29 +233,14 @@ def child_ops(args):
                         r = (kf_fn if which == "kforge" else tf_fn)(**dict(zip(names, ins)), **attrs)
                         res.append(r[0] if isinstance(r, (tuple, list)) else r)
                 return res
-            f = tf.function(run)
-            for _ in range(3):
-                f()
-            ts = []
-            for _ in range(args.steps):
-                t = time.perf_counter()
-                f()
-                ts.append(time.perf_counter() - t)
-            out["%s_%s_s" % (label, which)] = statistics.median(ts)
+            out["%s_%s_s" % (label, which)] = median_time(tf.function(run), args.steps, 3)
     if args.per_call:
         # Each call alone, repeated, its data warm in the caches: the way a per-call kernel
         # benchmark (and issue 16's op-level table) measures. One tf.function per call and side,
         # TF's and kforge's timed back to back per call; the median of an empty tf.function's
         # call is subtracted from each (TF's per-call overhead), and the medians are summed.
         def med(f):
-            for _ in range(2):
-                f()
-            ts = []
-            for _ in range(args.steps):
-                t = time.perf_counter()
-                f()
-                ts.append(time.perf_counter() - t)
-            return statistics.median(ts)
+            return median_time(f, args.steps, 2)
         overhead = med(tf.function(lambda: tf.constant(0.0)))
         out["percall_overhead_s"] = overhead
         for label, typ_want in (("bn", "FusedBatchNormGradV3"), ("dwi", "DepthwiseConv2dNativeBackpropInput")):
