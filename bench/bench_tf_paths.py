@@ -20,19 +20,13 @@ import argparse
 import os
 import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_train_step as B  # noqa: E402 -- the models and the call timer
 
 
 def timed(fn, runs):
-    for _ in range(3):
-        fn()
-    ts = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
+    ts = B.call_times(fn, runs, 3)
     return 1e3 * statistics.median(ts), 1e3 * min(ts)
 
 
@@ -52,7 +46,6 @@ def main():
     import kforge
     import kforge.tf
     from kforge.tf import ops as kops
-    import bench_train_step as B
     kforge.tf.load()
     app, kw = B.MODELS[args.model]
     tf_keras.utils.set_random_seed(1)

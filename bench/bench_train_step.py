@@ -158,8 +158,8 @@ MODELS = {  # docs/models.md's traced models (batch 1), tf_keras.applications co
 }
 
 
-def median_time(f, steps, warmup):
-    """Median seconds of f() over steps calls, after warmup calls."""
+def call_times(f, steps, warmup):
+    """Seconds of each of steps calls of f(), after warmup calls (also bench_tf_paths.py's)."""
     for _ in range(warmup):
         f()
     ts = []
@@ -167,7 +167,12 @@ def median_time(f, steps, warmup):
         t = time.perf_counter()
         f()
         ts.append(time.perf_counter() - t)
-    return statistics.median(ts)
+    return ts
+
+
+def median_time(f, steps, warmup):
+    """Median seconds of f() over steps calls, after warmup calls."""
+    return statistics.median(call_times(f, steps, warmup))
 
 
 def child_ops(args):
