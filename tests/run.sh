@@ -61,9 +61,10 @@ fi
 
 PY=/usr/bin/python3
 unset KFORGE_ISA # the plain runs use every ISA the CPU has; the capped reruns below set it
-# The Python package and the TF op library compile with $CC (python/setup.py,
-# python/kforge/tf/_build.py): clang, which compiles the unrolled kernels in
-# two thirds of gcc's time; build-gcc proves that gcc compiles them.
+# The TF op library (python/kforge/tf/_build.py) and setup.py's own compile
+# path (tests/python/test_build.py) use $CC: clang, which compiles the
+# unrolled kernels in two thirds of gcc's time; build-gcc proves that gcc
+# compiles them. The Python package itself links build/'s objects (ninja pylib).
 export CC=clang
 
 # run_suite NAME CMD...: runs CMD, shows its failures, records its counts
