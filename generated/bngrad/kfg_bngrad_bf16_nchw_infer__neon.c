@@ -18,6 +18,7 @@ typedef struct kfg_bngrad_bf16_nchw_infer__neon_ctx {
   int64_t M, C, S, rpt, ntask;   /* rows (or planes) and rows per task */
   const float *mean, *k0, *k1, *dym, *k2;
   float *part;                   /* per task: [2][C] (rows) or per plane [2] */
+  float *blk;                    /* per task: [2][C], a sweep's later blocks (or NULL) */
   int stream;                    /* streaming stores for x_backprop */
 } kfg_bngrad_bf16_nchw_infer__neon_ctx;
 
@@ -33,13 +34,20 @@ static int64_t kfg_bngrad_bf16_nchw_infer__neon_ppt(int64_t S) {
   return r < 1 ? 1 : r;
 }
 
-/* Scratch floats: coefficients [4][C], then the partial sums. */
+/* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
+   (C wider than a tile, and more than BLOCK rows a task). */
+static int kfg_bngrad_bf16_nchw_infer__neon_blocks(int64_t C, int64_t rpt) {
+  return C > 8 * KV_W && rpt > 256;
+}
+
+/* Scratch floats: coefficients [4][C], the partial sums, then (a sweep with
+   blocks) the tasks' block sums. */
 static size_t kfg_bngrad_bf16_nchw_infer__neon_scratch_floats(const kfi_bngrad_args *a) {
   const int64_t C = a->c;
   if (a->s > 1) return (size_t)(4 * C + 2 * a->n * C);
   {
-    const int64_t M = a->n * a->s, rpt = kfg_bngrad_bf16_nchw_infer__neon_rpt(C);
-    return (size_t)(4 * C + 2 * C * ((M + rpt - 1) / rpt));
+    const int64_t M = a->n * a->s, rpt = kfg_bngrad_bf16_nchw_infer__neon_rpt(C), ntask = (M + rpt - 1) / rpt;
+    return (size_t)(4 * C + 2 * C * ntask * (kfg_bngrad_bf16_nchw_infer__neon_blocks(C, rpt) ? 2 : 1));
   }
 }
 
@@ -286,6 +294,38 @@ static void kfg_bngrad_bf16_nchw_infer__neon_p1_tail(const kfg_bngrad_bf16_nchw_
 }
 #endif
 
+/* Pass 1 over rows [r0, r1), every channel, row after row (the memory
+   order): the 2 sums of each channel accumulate in acc ([2][C], zeroed
+   here, L1-resident), in the same order of operations as a tile's. */
+static void kfg_bngrad_bf16_nchw_infer__neon_sweep(const kfg_bngrad_bf16_nchw_infer__neon_ctx *t, int64_t r0, int64_t r1, float *acc) {
+  const int64_t C = t->C;
+  const float *mean = t->mean, *k0 = t->k0, *k1 = t->k1;
+  int64_t r, c;
+  (void)k0;
+  (void)k1;
+  for (c = 0; c < 2 * C; c++) acc[c] = 0.0f;
+  for (r = r0; r < r1; r++) {
+    const uint16_t *dyr = t->dy + r * C, *xr = t->x + r * C;
+    uint16_t *dxr = t->dx + r * C;
+    for (c = 0; c + KV_W <= C; c += KV_W) {
+      const kv_f g = kv_ld(dyr + c), xc = kv_sub(kv_ld(xr + c), kv_ldf(mean + c));
+      kv_stf(acc + c, kv_add(kv_ldf(acc + c), g));
+      kv_stf(acc + C + c, kv_add(kv_ldf(acc + C + c), kv_mul(g, xc)));
+      kv_st(dxr + c, kv_mul(g, kv_ldf(k1 + c)));
+    }
+#if KV_W > 1
+    if (c < C) { /* lanes past C: loaded as 0 (dy) and mean (x), never stored */
+      const int64_t n = C - c;
+      const kv_f m = kv_ldfn(mean + c, n, kv_zero());
+      const kv_f g = kv_ldn(dyr + c, n, kv_zero()), xc = kv_sub(kv_ldn(xr + c, n, m), m);
+      kv_stfn(acc + c, kv_add(kv_ldfn(acc + c, n, kv_zero()), g), n);
+      kv_stfn(acc + C + c, kv_add(kv_ldfn(acc + C + c, n, kv_zero()), kv_mul(g, xc)), n);
+      kv_stn(dxr + c, kv_mul(g, kv_ldfn(k1 + c, n, kv_zero())), n);
+    }
+#endif
+  }
+}
+
 /* Pass 1, task i: rows [i * rpt, ...), BLOCK rows at a time, into part[i]. */
 static void kfg_bngrad_bf16_nchw_infer__neon_rows_p1(void *ctx, size_t i) {
   const kfg_bngrad_bf16_nchw_infer__neon_ctx *t = (const kfg_bngrad_bf16_nchw_infer__neon_ctx *)ctx;
@@ -295,6 +335,19 @@ static void kfg_bngrad_bf16_nchw_infer__neon_rows_p1(void *ctx, size_t i) {
      tiles after the first find the sub-block's rows in L1 */
   const int64_t rb0 = 4096 / C, rb = rb0 < 1 ? 1 : rb0 > 256 ? 256 : rb0;
   int64_t b0, c;
+  if (C > 8 * KV_W) { /* blocks of BLOCK rows: the first into ps, the others added to it */
+    for (b0 = r0; b0 < r1; b0 += 256) {
+      const int64_t b1 = b0 + 256 < r1 ? b0 + 256 : r1;
+      if (b0 == r0) {
+        kfg_bngrad_bf16_nchw_infer__neon_sweep(t, b0, b1, ps);
+      } else {
+        float *blk = t->blk + (int64_t)i * 2 * C; /* allocated when rpt > BLOCK */
+        kfg_bngrad_bf16_nchw_infer__neon_sweep(t, b0, b1, blk);
+        for (c = 0; c < 2 * C; c++) ps[c] += blk[c];
+      }
+    }
+    return;
+  }
   for (b0 = r0; b0 < r1; b0 += rb) {
     const int64_t b1 = b0 + rb < r1 ? b0 + rb : r1;
     const int first = b0 == r0;
@@ -395,6 +448,7 @@ void kfg_bngrad_bf16_nchw_infer__neon(const void *args, const kfi_par *par) {
   t.dym = dym;
   t.k2 = k2;
   t.part = coef + 4 * C;
+  t.blk = NULL;
   if (planes) {
     t.M = a->n * C; /* planes */
     t.rpt = kfg_bngrad_bf16_nchw_infer__neon_ppt(a->s);
@@ -404,6 +458,7 @@ void kfg_bngrad_bf16_nchw_infer__neon(const void *args, const kfi_par *par) {
     t.rpt = kfg_bngrad_bf16_nchw_infer__neon_rpt(C);
   }
   t.ntask = (t.M + t.rpt - 1) / t.rpt;
+  if (!planes && kfg_bngrad_bf16_nchw_infer__neon_blocks(C, t.rpt)) t.blk = t.part + 2 * C * t.ntask;
   t.stream = 0;
   for (c = 0; c < C; c++) {
     k[c] = 1.0f / sqrtf(a->var[c] + a->epsilon);

@@ -18,6 +18,7 @@ typedef struct kfg_bngrad_f32_nchw_infer__mve_ctx {
   int64_t M, C, S, rpt, ntask;   /* rows (or planes) and rows per task */
   const float *mean, *k0, *k1, *dym, *k2;
   float *part;                   /* per task: [2][C] (rows) or per plane [2] */
+  float *blk;                    /* per task: [2][C], a sweep's later blocks (or NULL) */
   int stream;                    /* streaming stores for x_backprop */
 } kfg_bngrad_f32_nchw_infer__mve_ctx;
 
@@ -33,13 +34,22 @@ static int64_t kfg_bngrad_f32_nchw_infer__mve_ppt(int64_t S) {
   return r < 1 ? 1 : r;
 }
 
-/* Scratch floats: coefficients [4][C], then the partial sums. */
+/* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
+   (C wider than a tile, and more than BLOCK rows a task). */
+static int kfg_bngrad_f32_nchw_infer__mve_blocks(int64_t C, int64_t rpt) {
+  (void)C;
+  (void)rpt;
+  return 0;
+}
+
+/* Scratch floats: coefficients [4][C], the partial sums, then (a sweep with
+   blocks) the tasks' block sums. */
 static size_t kfg_bngrad_f32_nchw_infer__mve_scratch_floats(const kfi_bngrad_args *a) {
   const int64_t C = a->c;
   if (a->s > 1) return (size_t)(4 * C + 2 * a->n * C);
   {
-    const int64_t M = a->n * a->s, rpt = kfg_bngrad_f32_nchw_infer__mve_rpt(C);
-    return (size_t)(4 * C + 2 * C * ((M + rpt - 1) / rpt));
+    const int64_t M = a->n * a->s, rpt = kfg_bngrad_f32_nchw_infer__mve_rpt(C), ntask = (M + rpt - 1) / rpt;
+    return (size_t)(4 * C + 2 * C * ntask * (kfg_bngrad_f32_nchw_infer__mve_blocks(C, rpt) ? 2 : 1));
   }
 }
 
@@ -237,6 +247,7 @@ void kfg_bngrad_f32_nchw_infer__mve(const void *args, const kfi_par *par) {
   t.dym = dym;
   t.k2 = k2;
   t.part = coef + 4 * C;
+  t.blk = NULL;
   if (planes) {
     t.M = a->n * C; /* planes */
     t.rpt = kfg_bngrad_f32_nchw_infer__mve_ppt(a->s);
@@ -246,6 +257,7 @@ void kfg_bngrad_f32_nchw_infer__mve(const void *args, const kfi_par *par) {
     t.rpt = kfg_bngrad_f32_nchw_infer__mve_rpt(C);
   }
   t.ntask = (t.M + t.rpt - 1) / t.rpt;
+  if (!planes && kfg_bngrad_f32_nchw_infer__mve_blocks(C, t.rpt)) t.blk = t.part + 2 * C * t.ntask;
   t.stream = 0;
   for (c = 0; c < C; c++) {
     k[c] = 1.0f / sqrtf(a->var[c] + a->epsilon);

@@ -18,6 +18,10 @@ return {
       knobs = { TASK = { 16384, 262144 } } },
     { family = "bngrad", kind = "specialized", isa = { "scalar", "avx512" }, T = "*", layout = "*", mode = "*",
       knobs = { NT_MIN = { 1048576, 1073741824 } } },
+    -- channel tiles down a column of rows, the pass 1 that SWEEP = 1 replaced
+    -- for C wider than a tile on SIMD ISAs (AVX2 too: the ISA it was measured on)
+    { family = "bngrad", kind = "specialized", isa = { "avx2", "avx512" }, T = "*", layout = "*", mode = "*",
+      knobs = { SWEEP = { 0 } } },
     { family = "bngrad", kind = "generic", T = "*" },
     -- Depthwise: the SIMD kernels that have knobs, at the filter sizes and
     -- multipliers that stress their register blocking. The blocking knobs
