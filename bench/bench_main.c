@@ -24,6 +24,9 @@
 #endif
 
 #include "bench.h"
+/* the runtime's last-level cache as detected at plan time (runtime/kf_cpu.c;
+   internal: the figure says which batch-norm pass 1 ran) */
+int64_t kfi_cpu_llc_bytes(void);
 
 /* The op families with a benchmark file (their specs' sources.bench), in
    specs/families.lua order: generated, so no family is named here. */
@@ -301,9 +304,10 @@ int main(int argc, char **argv) {
       }
     }
     if (f) fclose(f);
-    bench_printf(&ctx, "kforge bench: %s (family %d), %d CPUs, kforge ISAs %s%s%s%s, oneDNN %d.%d.%d%s%s, "
-                 "%d timed calls (median) after %d warm-ups\n",
-                 model, family, ctx.all_threads, kf_cpu_isas() & KF_ISA_AVX512 ? "avx512 " : "",
+    bench_printf(&ctx, "kforge bench: %s (family %d), %d CPUs, last-level cache %lld KiB, kforge ISAs %s%s%s%s, "
+                 "oneDNN %d.%d.%d%s%s, %d timed calls (median) after %d warm-ups\n",
+                 model, family, ctx.all_threads, (long long)(kfi_cpu_llc_bytes() >> 10),
+                 kf_cpu_isas() & KF_ISA_AVX512 ? "avx512 " : "",
                  kf_cpu_isas() & KF_ISA_AVX2 ? "avx2 " : "", "scalar", isa_env ? " (KFORGE_ISA capped)" : "",
                  v->major, v->minor, v->patch, dnnl_cap ? " capped at " : "", dnnl_cap ? dnnl_cap : "", ctx.reps,
                  ctx.warmup);

@@ -1,8 +1,10 @@
 /*
-** kf_cpu.c -- which ISAs this CPU and OS support. Computed on every call
-** (a few cpuid instructions, only at plan time), so there is no cached
-** global state and nothing to initialise or lock.
+** kf_cpu.c -- which ISAs this CPU and OS support, and its last-level cache
+** size. Computed on every call (a few cpuid instructions, only at plan
+** time), so there is no cached global state and nothing to initialise or
+** lock.
 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,15 +38,125 @@ static unsigned detect(void) {
   if ((isas & KF_ISA_AVX2) && f && dq && bw && vl && (xcr0 & 0xe6) == 0xe6) isas |= KF_ISA_AVX512;
   return isas;
 }
+
+/* The largest data or unified cache of the deterministic cache parameters
+   (Intel leaf 4, AMD leaf 0x8000001D: the same layout), or 0. */
+static int64_t cache_leaf(unsigned leaf) {
+  int64_t best = 0;
+  unsigned i, a, b, c, d, best_level = 0;
+  for (i = 0; i < 16; i++) {
+    unsigned type, level;
+    int64_t bytes;
+    __cpuid_count(leaf, i, a, b, c, d);
+    type = a & 0x1f;
+    if (type == 0) break; /* no more caches */
+    if (type == 2) continue; /* instruction cache */
+    level = (a >> 5) & 7;
+    bytes = (int64_t)((b >> 22) + 1) * (int64_t)(((b >> 12) & 0x3ff) + 1) * (int64_t)((b & 0xfff) + 1) *
+            ((int64_t)c + 1);
+    if (level > best_level || (level == best_level && bytes > best)) best_level = level, best = bytes;
+  }
+  return best;
+}
+
+static int64_t llc_bytes(void) {
+  unsigned a, b, c, d, max_ext;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
+  if (b == 0x756e6547u && a >= 4) return cache_leaf(4); /* "Genu"ineIntel */
+  max_ext = __get_cpuid_max(0x80000000u, NULL);
+  if (max_ext >= 0x8000001du && __get_cpuid(0x80000001u, &a, &b, &c, &d) && ((c >> 22) & 1))
+    return cache_leaf(0x8000001du); /* AMD with topology extensions */
+  if (max_ext >= 0x80000006u && __get_cpuid(0x80000006u, &a, &b, &c, &d)) {
+    if (d >> 18) return (int64_t)(d >> 18) * 512 * 1024; /* L3, 512 KiB units */
+    return (int64_t)(c >> 16) * 1024;                     /* L2, KiB */
+  }
+  return 0;
+}
 #elif defined(__aarch64__)
 static unsigned detect(void) { return KF_ISA_SCALAR | KF_ISA_NEON; }
+#if defined(__linux__)
+/* No cache-size instructions for user space: what Linux reports for cpu0. */
+static int64_t llc_bytes(void) {
+  int64_t best = 0;
+  int i, best_level = 0;
+  for (i = 0; i < 8; i++) {
+    char path[96], buf[32];
+    long level = 0, kb = 0;
+    FILE *f;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+    if (!(f = fopen(path, "r"))) break;
+    if (fgets(buf, sizeof buf, f)) level = strtol(buf, NULL, 10);
+    fclose(f);
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+    if ((f = fopen(path, "r"))) {
+      if (fgets(buf, sizeof buf, f) && strncmp(buf, "Instruction", 11) == 0) level = 0;
+      fclose(f);
+    }
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    if (level > 0 && (f = fopen(path, "r"))) {
+      if (fgets(buf, sizeof buf, f)) kb = strtol(buf, NULL, 10); /* "32768K" */
+      fclose(f);
+      if (level > best_level || (level == best_level && kb * 1024 > best)) best_level = (int)level, best = (int64_t)kb * 1024;
+    }
+  }
+  return best;
+}
+#else
+static int64_t llc_bytes(void) { return 0; }
+#endif
 #elif defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
 /* M-profile Helium with floating point: fixed by the -mcpu the library is
    built for (no CPUID-like registers to ask at run time). */
 static unsigned detect(void) { return KF_ISA_SCALAR | KF_ISA_MVE; }
+static int64_t llc_bytes(void) { return 0; }
 #else
 static unsigned detect(void) { return KF_ISA_SCALAR; }
+static int64_t llc_bytes(void) { return 0; }
 #endif
+
+/* KFORGE_LLC overrides the detected size (a container's share of a host's
+   cache; tests that need either side of a cache-size choice): a byte count
+   with an optional K, M or G (KiB, MiB, GiB; any case, "B"/"iB" allowed),
+   blanks around it ignored. Returns the bytes, 0 when unset or blank, -1
+   when it is no size. */
+static int64_t llc_env(const char **text) {
+  const char *v = NULL, *p;
+  char *end;
+  long long n;
+  int64_t unit = 1;
+#if defined(__x86_64__) || defined(__aarch64__)
+  v = getenv("KFORGE_LLC");
+#endif
+  *text = v;
+  if (!v) return 0;
+  for (p = v; *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'; p++) {}
+  if (!*p) return 0;
+  if (*p < '0' || *p > '9') return -1;
+  n = strtoll(p, &end, 10);
+  p = end;
+  if (*p == 'k' || *p == 'K') unit = (int64_t)1 << 10, p++;
+  else if (*p == 'm' || *p == 'M') unit = (int64_t)1 << 20, p++;
+  else if (*p == 'g' || *p == 'G') unit = (int64_t)1 << 30, p++;
+  if (unit > 1 && (*p == 'i' || *p == 'I')) p++;
+  if (*p == 'b' || *p == 'B') p++;
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+  if (*p || n <= 0 || n > ((int64_t)1 << 40) / unit) return -1;
+  return (int64_t)n * unit;
+}
+
+int64_t kfi_cpu_llc_bytes(void) {
+  const char *text;
+  const int64_t e = llc_env(&text);
+  return e > 0 ? e : llc_bytes();
+}
+
+kf_status kfi_check_llc_env(kf_error *err) {
+  const char *text;
+  if (llc_env(&text) >= 0) return KF_OK;
+  return kfi_fail(err, KF_INVALID_ARGUMENT, "env.llc",
+                  "KFORGE_LLC=\"%.40s\" is no cache size: use bytes with an optional K, M or G (\"32M\"), or unset it",
+                  text);
+}
 
 /* ORDER kf_isa bits */
 static const char *const isa_names[] = { "scalar", "neon", "avx2", "avx512", "mve" };

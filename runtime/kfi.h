@@ -148,6 +148,13 @@ int64_t kfi_num_elements(const kf_tensor_desc *d);
 /* KF_OK, or an error naming the accepted values when KFORGE_ISA is set to
    something that is no ISA (kf_cpu.c). */
 kf_status kfi_check_isa_env(kf_error *err);
+/* Bytes of this CPU's last-level data cache (the largest cache at the
+   highest level: cpuid on x86-64, sysfs on Linux AArch64), or 0 when unknown
+   (microcontrollers); kernels that choose by it assume KFI_LLC_DEFAULT
+   (kfi_kernel.h) then. KFORGE_LLC ("32M") overrides it;
+   kfi_check_llc_env fails (rule "env.llc") when that is no size. */
+int64_t kfi_cpu_llc_bytes(void);
+kf_status kfi_check_llc_env(kf_error *err);
 
 /* Kernel selection (kf_select.c), called by a family's planner once its
    argument block is filled: the first registry entry of the family whose

@@ -89,6 +89,10 @@ static inline uint16_t kfi_f32_to_bf16(float f) {
   return (uint16_t)(x >> 16);
 }
 
+/* The last-level cache a kernel assumes when the runtime could not detect
+   one (kfi_cpu_llc_bytes returned 0): 32 MiB, a Zen 3 CCX's L3. */
+#define KFI_LLC_DEFAULT ((int64_t)32 << 20)
+
 /* Pairwise (cascade) summation of a stream of float partial sums: s[l]
    holds the sum of 2^l consecutive partials while bit l of n is set, so a
    stream of n partials is summed with O(log n) error growth instead of a

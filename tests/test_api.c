@@ -272,6 +272,87 @@ static unsigned plan_isa(const kf_plan *p) {
   return k ? k->isa : 0;
 }
 
+/* The last-level cache the runtime detects (kf_cpu.c: cpuid on x86-64),
+   against what Linux reports in sysfs (the largest data or unified cache of
+   the highest level of cpu0), where Linux reports one. */
+static int64_t sysfs_llc(void) {
+  int64_t best = 0;
+  long best_level = 0;
+  int i;
+  for (i = 0; i < 8; i++) {
+    char path[96], buf[32];
+    long level = 0, kb = 0;
+    FILE *f;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+    if (!(f = fopen(path, "r"))) break;
+    if (fgets(buf, sizeof buf, f)) level = strtol(buf, NULL, 10);
+    fclose(f);
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+    if ((f = fopen(path, "r"))) {
+      if (fgets(buf, sizeof buf, f) && strncmp(buf, "Instruction", 11) == 0) level = 0;
+      fclose(f);
+    }
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    if (level > 0 && (f = fopen(path, "r"))) {
+      if (fgets(buf, sizeof buf, f)) kb = strtol(buf, NULL, 10);
+      fclose(f);
+      if (level > best_level || (level == best_level && kb * 1024 > best)) best_level = level, best = (int64_t)kb * 1024;
+    }
+  }
+  return best;
+}
+
+static void llc_detection(void) {
+  int64_t llc, sys = sysfs_llc();
+  {
+    const char *env = getenv("KFORGE_LLC");
+    char keep[64];
+    snprintf(keep, sizeof keep, "%s", env ? env : "");
+    unsetenv("KFORGE_LLC");
+    llc = kfi_cpu_llc_bytes(); /* detected */
+    if (*keep) setenv("KFORGE_LLC", keep, 1);
+  }
+#if defined(__x86_64__)
+  th_check(llc >= (64 << 10) && llc <= ((int64_t)4 << 30), "x86-64: a last-level cache is detected (%lld KiB)",
+           (long long)(llc >> 10));
+#endif
+  { /* KFORGE_LLC overrides it, read as a person writes a size; anything else is an error */
+    static const struct { const char *v; int64_t bytes; } good[] = {
+      { "65536", 65536 }, { " 64k ", 65536 }, { "3MiB", (int64_t)3 << 20 }, { "2g", (int64_t)2 << 30 }, { "32MB", (int64_t)32 << 20 } };
+    static const char *const bad[] = { "garbage", "0", "-5", "12Q", "2 G", "1.5M", "K" };
+    const char *env = getenv("KFORGE_LLC");
+    char keep[64];
+    kf_attrs a;
+    kf_tensor_desc in[6];
+    int64_t d4[4] = { 1, 2, 2, 3 };
+    kf_plan p;
+    kf_error e;
+    size_t g;
+    snprintf(keep, sizeof keep, "%s", env ? env : "");
+    kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD_V3, &a);
+    bn_inputs(in, KF_FLOAT, 4, d4, 3);
+    in[5] = in[4];
+    for (g = 0; g < sizeof good / sizeof good[0]; g++) {
+      setenv("KFORGE_LLC", good[g].v, 1);
+      th_check(kfi_cpu_llc_bytes() == good[g].bytes && kf_plan_op(&p, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &a, in, 6, NULL, &e) == KF_OK,
+               "KFORGE_LLC='%s' is %lld bytes", good[g].v, (long long)good[g].bytes);
+    }
+    for (g = 0; g < sizeof bad / sizeof bad[0]; g++) {
+      setenv("KFORGE_LLC", bad[g], 1);
+      th_check(kfi_cpu_llc_bytes() == llc && kf_plan_op(&p, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &a, in, 6, NULL, &e) ==
+                   KF_INVALID_ARGUMENT && strcmp(e.rule, "env.llc") == 0 && strstr(e.message, "no cache size") != NULL,
+               "KFORGE_LLC='%s' is an error (and overrides nothing): %s", bad[g], e.message);
+    }
+    if (*keep) setenv("KFORGE_LLC", keep, 1);
+    else unsetenv("KFORGE_LLC");
+  }
+  if (sys > 0)
+    th_check(llc == sys, "detected last-level cache %lld KiB = Linux's sysfs %lld KiB", (long long)(llc >> 10),
+             (long long)(sys >> 10));
+  else
+    th_skip("Linux reports no caches here (no sysfs to compare the detected %lld KiB with)", (long long)(llc >> 10));
+}
+
 /* Runtime ISA selection: the best variant the CPU runs, capped per plan or by KFORGE_ISA. */
 static void isa_selection(void) {
   const kf_op V2 = KF_OP_FUSED_BATCH_NORM_GRAD_V2;
@@ -507,6 +588,7 @@ int main(void) {
   op_tables();
   api_misuse();
   isa_selection();
+  llc_detection();
   capped_selection();
   forced_classification();
   formatter();

@@ -56,9 +56,9 @@ static void one(const char *kname, kf_dtype T, kf_data_format fmt, int training,
   th_rng rng[1];
   char what[256];
 
-  snprintf(what, sizeof what, "%s T=%s %s %s [%lld,%lld,%lld,%lld]", kname, kf_dtype_name(T),
+  snprintf(what, sizeof what, "%s T=%s %s %s [%lld,%lld,%lld,%lld]%s", kname, kf_dtype_name(T),
            last ? "NHWC" : "NCHW", training ? "train" : "infer", (long long)sh->d[0], (long long)sh->d[1],
-           (long long)sh->d[2], (long long)sh->d[3]);
+           (long long)sh->d[2], (long long)sh->d[3], getenv("KFORGE_LLC") ? " KFORGE_LLC=64K" : "");
   /* The case's own data: seeded from the configuration and shape (not the
      kernel, so every kernel of a configuration gets the same data). */
   th_seed_case(rng, "test_parallel T=%s %s %s [%lld,%lld,%lld,%lld]", kf_dtype_name(T), last ? "NHWC" : "NCHW",
@@ -163,17 +163,25 @@ static void one(const char *kname, kf_dtype T, kf_data_format fmt, int training,
 
 int main(void) {
   pthreadpool_t pools[5];
-  int k, t, f, m, si, nt;
+  int k, t, f, m, si, nt, llc;
   pools[0] = NULL;
   for (nt = 1; nt <= 4; nt++) pools[nt] = pthreadpool_create((size_t)nt);
-  for (k = -1; (k = th_next_kernel(kf_op_family(KF_OP_FUSED_BATCH_NORM_GRAD_V3), k)) >= 0;) {
-    const char *name = th_kernel(k)->name;
-    for (t = 0; t < 3; t++)
-      for (f = 0; f < 2; f++)
-        for (m = 0; m < 2; m++)
-          for (si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++)
-            one(name, types[t], f ? KF_NCHW : KF_NHWC, m, &shapes[si], pools);
+  /* Twice: with the cache this CPU has (these shapes fit: channel tiles),
+     and with KFORGE_LLC=64K, which makes the SIMD kernels sweep whole rows
+     in pass 1 wherever C is wider than a tile (templates/bngrad/core.c.in). */
+  for (llc = 0; llc < 2; llc++) {
+    if (llc) setenv("KFORGE_LLC", "64K", 1);
+    for (k = -1; (k = th_next_kernel(kf_op_family(KF_OP_FUSED_BATCH_NORM_GRAD_V3), k)) >= 0;) {
+      const char *name = th_kernel(k)->name;
+      if (llc && !strstr(name, "__avx") && !strstr(name, "__neon")) continue; /* only these sweep */
+      for (t = 0; t < 3; t++)
+        for (f = 0; f < 2; f++)
+          for (m = 0; m < 2; m++)
+            for (si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++)
+              one(name, types[t], f ? KF_NCHW : KF_NHWC, m, &shapes[si], pools);
+    }
   }
+  unsetenv("KFORGE_LLC");
   for (nt = 1; nt <= 4; nt++) pthreadpool_destroy(pools[nt]);
   return th_done();
 }

@@ -17,6 +17,7 @@ typedef struct kfg_bngrad_f16_nchw_infer__scalar_ctx {
   float *part;                   /* per task: [2][C] (rows) or per plane [2] */
   float *blk;                    /* per task: [2][C], a sweep's later blocks (or NULL) */
   int stream;                    /* streaming stores for x_backprop */
+  int sweep;                     /* pass 1 over rows sweeps whole rows */
 } kfg_bngrad_f16_nchw_infer__scalar_ctx;
 
 /* Rows per task (channels last); shape only. */
@@ -31,8 +32,8 @@ static int64_t kfg_bngrad_f16_nchw_infer__scalar_ppt(int64_t S) {
   return r < 1 ? 1 : r;
 }
 
-/* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
-   (C wider than a tile, and more than BLOCK rows a task). */
+/* Whether pass 1 over rows may sweep in blocks that need a buffer of their
+   own (C wider than a tile, and more than BLOCK rows a task). */
 static int kfg_bngrad_f16_nchw_infer__scalar_blocks(int64_t C, int64_t rpt) {
   (void)C;
   (void)rpt;
@@ -403,6 +404,7 @@ void kfg_bngrad_f16_nchw_infer__scalar(const void *args, const kfi_par *par) {
   t.k2 = k2;
   t.part = coef + 4 * C;
   t.blk = NULL;
+  t.sweep = 0;
   if (planes) {
     t.M = a->n * C; /* planes */
     t.rpt = kfg_bngrad_f16_nchw_infer__scalar_ppt(a->s);

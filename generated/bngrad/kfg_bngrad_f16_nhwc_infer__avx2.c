@@ -26,6 +26,7 @@ typedef struct kfg_bngrad_f16_nhwc_infer__avx2_ctx {
   float *part;                   /* per task: [2][C] (rows) or per plane [2] */
   float *blk;                    /* per task: [2][C], a sweep's later blocks (or NULL) */
   int stream;                    /* streaming stores for x_backprop */
+  int sweep;                     /* pass 1 over rows sweeps whole rows */
 } kfg_bngrad_f16_nhwc_infer__avx2_ctx;
 
 /* Rows per task (channels last); shape only. */
@@ -34,8 +35,14 @@ static int64_t kfg_bngrad_f16_nhwc_infer__avx2_rpt(int64_t C) {
   return r < 1 ? 1 : r;
 }
 
-/* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
-   (C wider than a tile, and more than BLOCK rows a task). */
+/* Whether pass 1 over rows sweeps (channels last, SWEEP above). */
+static int kfg_bngrad_f16_nhwc_infer__avx2_sweeps(const kfi_bngrad_args *a) {
+  const int64_t set = 3 * a->n * a->s * a->c * (int64_t)sizeof(uint16_t); /* dy, x, dx */
+  return a->c > 4 * KV_W && 2 * set > (a->llc > 0 ? a->llc : KFI_LLC_DEFAULT);
+}
+
+/* Whether pass 1 over rows may sweep in blocks that need a buffer of their
+   own (C wider than a tile, and more than BLOCK rows a task). */
 static int kfg_bngrad_f16_nhwc_infer__avx2_blocks(int64_t C, int64_t rpt) {
   return C > 4 * KV_W && rpt > 256;
 }
@@ -234,7 +241,7 @@ static void kfg_bngrad_f16_nhwc_infer__avx2_rows_p1(void *ctx, size_t i) {
      tiles after the first find the sub-block's rows in L1 */
   const int64_t rb0 = 4096 / C, rb = rb0 < 1 ? 1 : rb0 > 256 ? 256 : rb0;
   int64_t b0, c;
-  if (C > 4 * KV_W) { /* blocks of BLOCK rows: the first into ps, the others added to it */
+  if (t->sweep) { /* blocks of BLOCK rows: the first into ps, the others added to it */
     for (b0 = r0; b0 < r1; b0 += 256) {
       const int64_t b1 = b0 + 256 < r1 ? b0 + 256 : r1;
       if (b0 == r0) {
@@ -285,6 +292,7 @@ void kfg_bngrad_f16_nhwc_infer__avx2(const void *args, const kfi_par *par) {
   t.k2 = k2;
   t.part = coef + 4 * C;
   t.blk = NULL;
+  t.sweep = kfg_bngrad_f16_nhwc_infer__avx2_sweeps(a);
   {  /* (channels first with s == 1 is [N, C]: the same as channels last) */
     t.M = M;
     t.rpt = kfg_bngrad_f16_nhwc_infer__avx2_rpt(C);

@@ -20,6 +20,7 @@ typedef struct kfg_bngrad_f32_nchw_train__mve_ctx {
   float *part;                   /* per task: [3][C] (rows) or per plane [3] */
   float *blk;                    /* per task: [3][C], a sweep's later blocks (or NULL) */
   int stream;                    /* streaming stores for x_backprop */
+  int sweep;                     /* pass 1 over rows sweeps whole rows */
 } kfg_bngrad_f32_nchw_train__mve_ctx;
 
 /* Rows per task (channels last); shape only. */
@@ -34,8 +35,8 @@ static int64_t kfg_bngrad_f32_nchw_train__mve_ppt(int64_t S) {
   return r < 1 ? 1 : r;
 }
 
-/* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
-   (C wider than a tile, and more than BLOCK rows a task). */
+/* Whether pass 1 over rows may sweep in blocks that need a buffer of their
+   own (C wider than a tile, and more than BLOCK rows a task). */
 static int kfg_bngrad_f32_nchw_train__mve_blocks(int64_t C, int64_t rpt) {
   (void)C;
   (void)rpt;
@@ -291,6 +292,7 @@ void kfg_bngrad_f32_nchw_train__mve(const void *args, const kfi_par *par) {
   t.k2 = k2;
   t.part = coef + 4 * C;
   t.blk = NULL;
+  t.sweep = 0;
   if (planes) {
     t.M = a->n * C; /* planes */
     t.rpt = kfg_bngrad_f32_nchw_train__mve_ppt(a->s);

@@ -18,10 +18,11 @@ return {
       knobs = { TASK = { 16384, 262144 } } },
     { family = "bngrad", kind = "specialized", isa = { "scalar", "avx512" }, T = "*", layout = "*", mode = "*",
       knobs = { NT_MIN = { 1048576, 1073741824 } } },
-    -- channel tiles down a column of rows, the pass 1 that SWEEP = 1 replaced
-    -- for C wider than a tile on SIMD ISAs (AVX2 too: the ISA it was measured on)
+    -- pass 1 over rows wider than a tile, always by tiles (0) and always by
+    -- sweeps (2), on SIMD ISAs (AVX2 too: the ISA it was measured on); the
+    -- default (1) chooses by size, and the suite's shapes are small
     { family = "bngrad", kind = "specialized", isa = { "avx2", "avx512" }, T = "*", layout = "*", mode = "*",
-      knobs = { SWEEP = { 0 } } },
+      knobs = { SWEEP = { 0, 2 } } },
     { family = "bngrad", kind = "generic", T = "*" },
     -- Depthwise: the SIMD kernels that have knobs, at the filter sizes and
     -- multipliers that stress their register blocking. The blocking knobs
