@@ -44,7 +44,7 @@ static int64_t kfg_bngrad_f32_nchw_train__avx512_ppt(int64_t S) {
 /* Whether pass 1 over rows sweeps (channels last, SWEEP above). */
 static int kfg_bngrad_f32_nchw_train__avx512_sweeps(const kfi_bngrad_args *a) {
   const int64_t set = 3 * a->n * a->s * a->c * (int64_t)sizeof(float); /* dy, x, dx */
-  return a->c > 4 * KV_W && 2 * set > (a->llc > 0 ? a->llc : KFI_LLC_DEFAULT);
+  return a->c > 2 * 4 * KV_W && 2 * set > (a->llc > 0 ? a->llc : KFI_LLC_DEFAULT);
 }
 
 /* Whether pass 1 over rows may sweep in blocks that need a buffer of their

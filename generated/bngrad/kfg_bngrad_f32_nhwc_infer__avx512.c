@@ -38,7 +38,7 @@ static int64_t kfg_bngrad_f32_nhwc_infer__avx512_rpt(int64_t C) {
 /* Whether pass 1 over rows sweeps (channels last, SWEEP above). */
 static int kfg_bngrad_f32_nhwc_infer__avx512_sweeps(const kfi_bngrad_args *a) {
   const int64_t set = 3 * a->n * a->s * a->c * (int64_t)sizeof(float); /* dy, x, dx */
-  return a->c > 8 * KV_W && 2 * set > (a->llc > 0 ? a->llc : KFI_LLC_DEFAULT);
+  return a->c > 2 * 8 * KV_W && 2 * set > (a->llc > 0 ? a->llc : KFI_LLC_DEFAULT);
 }
 
 /* Whether pass 1 over rows may sweep in blocks that need a buffer of their

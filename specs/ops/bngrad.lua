@@ -123,7 +123,7 @@ return {
     TASK = 65536,       -- elements per task (both passes); fixed, so sums never depend on threads
     PAR_MIN = 262144,   -- fewer elements than this: tasks run on the calling thread
     NT_MIN = 8388608,   -- x_backprop bytes from which pass 2 uses streaming stores
-    SWEEP = 1,          -- channels last, C wider than a register tile: pass 1 sweeps whole rows when the data exceed half the LLC
+    SWEEP = 1,          -- channels last, C wider than two register tiles: pass 1 sweeps whole rows when the data exceed half the LLC
   },
 
   -- Tunable params (docs/tuning.md): every value is correct; tools/tune.lua
@@ -137,7 +137,7 @@ return {
     { name = "NT_MIN", tag = "nt", values = { 1048576, 8388608, 1073741824 },
       doc = "x_backprop bytes from which pass 2 streams its stores (1 GiB: never)" },
     { name = "SWEEP", tag = "w", values = { 0, 1, 2 },
-      doc = "pass 1 over rows wider than a register tile: channel tiles down L1_ELEMS sub-blocks (0), whole rows with the sums in L1 (2), or whole rows when dy, x and dx exceed half the last-level cache (1)" },
+      doc = "pass 1 over rows wider than a register tile: channel tiles down L1_ELEMS sub-blocks (0), whole rows with the sums in L1 (2), or whole rows when C is wider than two tiles and dy, x and dx exceed half the last-level cache (1)" },
   },
 
   -- The family's hand-written files (the build and the tools list them from here).
