@@ -12,7 +12,9 @@ thread, and times the same kernels four ways:
   c-api-out    the same with preallocated out= buffers
   per-call     each call alone, repeated: its data warm in the caches (the
                way a per-call kernel benchmark measures), medians summed
-and TF's own kernels (tf.raw_ops) in the first way. Medians and minima of
+and TF's own kernels (tf.raw_ops) in the first way. Last, issue 16's
+op-level method: each call alone, TF's eager and kforge's through the C API,
+each less the same call on a 1x1x1xC tensor (the per-call overhead). Medians and minima of
 --runs runs (ms). The first three differ by the TF op machinery and output
 allocation; the last by the caches.
 """
@@ -91,6 +93,25 @@ def main():
             mn += n
         return med, mn
 
+    def less_tiny(runs):
+        # issue 16's op-level method: each call alone and repeated (TF eager, kforge through the
+        # C API), less the same call on a 1x1x1xC tensor (its per-call overhead), summed
+        tf_ms = kf_ms = 0.0
+        for (attrs, ins), (i, a), o in zip(calls, np_calls, outs):
+            c = ins[2].shape[0]
+            tiny = [tf.constant(rs.uniform(0.5, 1.5, [1, 1, 1, c]).astype(np.float32))] * 2 + ins[2:]
+            if attrs["data_format"] in (b"NCHW", "NCHW"):
+                tiny[0] = tiny[1] = tf.reshape(tiny[0], [1, c, 1, 1])
+            ti = dict(zip(names, [t.numpy() for t in tiny]))
+            to = tuple(np.empty_like(v) for v in op(**ti, **a, threads=1))
+            full_tf = timed(lambda: tf.raw_ops.FusedBatchNormGradV3(**dict(zip(names, ins)), **attrs), runs)[0]
+            tiny_tf = timed(lambda: tf.raw_ops.FusedBatchNormGradV3(**dict(zip(names, tiny)), **attrs), runs)[0]
+            full_kf = timed(lambda: op(**i, **a, threads=1, out=o), runs)[0]
+            tiny_kf = timed(lambda: op(**ti, **a, threads=1, out=to), runs)[0]
+            tf_ms += max(0.0, full_tf - tiny_tf)
+            kf_ms += max(0.0, full_kf - tiny_kf)
+        return tf_ms, kf_ms
+
     print("%s, batch %d: %d FusedBatchNormGradV3 calls, 1 thread; median / min of %d runs (ms)"
           % (args.model, args.batch, len(calls), args.runs))
     rows = [("TF's kernels, tf-op", timed(graph_of(tf.raw_ops.FusedBatchNormGradV3), args.runs)),
@@ -100,6 +121,9 @@ def main():
             ("kforge, per-call (warm)", per_call(max(5, args.runs // 4)))]
     for label, (m, n) in rows:
         print("  %-26s %8.2f %8.2f" % (label, m, n))
+    t_tf, t_kf = less_tiny(max(5, args.runs // 4))
+    print("issue 16's method (each call alone, less the same call on 1x1x1xC; medians summed, ms):")
+    print("  TF's kernels, eager %8.2f   kforge, c-api %8.2f   (%.2fx)" % (t_tf, t_kf, t_tf / t_kf))
     return 0
 
 
