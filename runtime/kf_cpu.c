@@ -120,13 +120,11 @@ static int64_t llc_bytes(void) { return 0; }
    blanks around it ignored. Returns the bytes, 0 when unset or blank, -1
    when it is no size. */
 static int64_t llc_env(const char **text) {
-  const char *v = NULL, *p;
+#if defined(__x86_64__) || defined(__aarch64__)
+  const char *v = getenv("KFORGE_LLC"), *p;
   char *end;
   long long n;
   int64_t unit = 1;
-#if defined(__x86_64__) || defined(__aarch64__)
-  v = getenv("KFORGE_LLC");
-#endif
   *text = v;
   if (!v) return 0;
   for (p = v; *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'; p++) {}
@@ -142,6 +140,10 @@ static int64_t llc_env(const char **text) {
   while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
   if (*p || n <= 0 || n > ((int64_t)1 << 40) / unit) return -1;
   return (int64_t)n * unit;
+#else
+  *text = NULL; /* microcontrollers: no environment */
+  return 0;
+#endif
 }
 
 int64_t kfi_cpu_llc_bytes(void) {
