@@ -10,6 +10,39 @@
 
 #include "kfi.h"
 
+/* The largest data or unified cache of the highest level Linux reports for
+   cpu0 (sysfs), or 0: AArch64's source, and the tests' check of cpuid's. */
+int64_t kfi_cpu_llc_sysfs(void) {
+#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+  int64_t best = 0;
+  long best_level = 0;
+  int i;
+  for (i = 0; i < 8; i++) {
+    char path[96], buf[32];
+    long level = 0, kb = 0;
+    FILE *f;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+    if (!(f = fopen(path, "r"))) break;
+    if (fgets(buf, sizeof buf, f)) level = strtol(buf, NULL, 10);
+    fclose(f);
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+    if ((f = fopen(path, "r"))) {
+      if (fgets(buf, sizeof buf, f) && strncmp(buf, "Instruction", 11) == 0) level = 0;
+      fclose(f);
+    }
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    if (level > 0 && (f = fopen(path, "r"))) {
+      if (fgets(buf, sizeof buf, f)) kb = strtol(buf, NULL, 10); /* "32768K" */
+      fclose(f);
+      if (level > best_level || (level == best_level && kb * 1024 > best)) best_level = level, best = (int64_t)kb * 1024;
+    }
+  }
+  return best;
+#else
+  return 0;
+#endif
+}
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
 
@@ -75,32 +108,8 @@ static int64_t llc_bytes(void) {
 #elif defined(__aarch64__)
 static unsigned detect(void) { return KF_ISA_SCALAR | KF_ISA_NEON; }
 #if defined(__linux__)
-/* No cache-size instructions for user space: what Linux reports for cpu0. */
-static int64_t llc_bytes(void) {
-  int64_t best = 0;
-  int i, best_level = 0;
-  for (i = 0; i < 8; i++) {
-    char path[96], buf[32];
-    long level = 0, kb = 0;
-    FILE *f;
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-    if (!(f = fopen(path, "r"))) break;
-    if (fgets(buf, sizeof buf, f)) level = strtol(buf, NULL, 10);
-    fclose(f);
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
-    if ((f = fopen(path, "r"))) {
-      if (fgets(buf, sizeof buf, f) && strncmp(buf, "Instruction", 11) == 0) level = 0;
-      fclose(f);
-    }
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-    if (level > 0 && (f = fopen(path, "r"))) {
-      if (fgets(buf, sizeof buf, f)) kb = strtol(buf, NULL, 10); /* "32768K" */
-      fclose(f);
-      if (level > best_level || (level == best_level && kb * 1024 > best)) best_level = (int)level, best = (int64_t)kb * 1024;
-    }
-  }
-  return best;
-}
+/* No cache-size instructions for user space: what Linux reports. */
+static int64_t llc_bytes(void) { return kfi_cpu_llc_sysfs(); }
 #else
 static int64_t llc_bytes(void) { return 0; }
 #endif

@@ -154,6 +154,7 @@ kf_status kfi_check_isa_env(kf_error *err);
    (kfi_kernel.h) then. KFORGE_LLC ("32M") overrides it;
    kfi_check_llc_env fails (rule "env.llc") when that is no size. */
 int64_t kfi_cpu_llc_bytes(void);
+int64_t kfi_cpu_llc_sysfs(void); /* what Linux's sysfs says, or 0 */
 kf_status kfi_check_llc_env(kf_error *err);
 
 /* Kernel selection (kf_select.c), called by a family's planner once its

@@ -273,37 +273,11 @@ static unsigned plan_isa(const kf_plan *p) {
 }
 
 /* The last-level cache the runtime detects (kf_cpu.c: cpuid on x86-64),
-   against what Linux reports in sysfs (the largest data or unified cache of
-   the highest level of cpu0), where Linux reports one. */
-static int64_t sysfs_llc(void) {
-  int64_t best = 0;
-  long best_level = 0;
-  int i;
-  for (i = 0; i < 8; i++) {
-    char path[96], buf[32];
-    long level = 0, kb = 0;
-    FILE *f;
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-    if (!(f = fopen(path, "r"))) break;
-    if (fgets(buf, sizeof buf, f)) level = strtol(buf, NULL, 10);
-    fclose(f);
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
-    if ((f = fopen(path, "r"))) {
-      if (fgets(buf, sizeof buf, f) && strncmp(buf, "Instruction", 11) == 0) level = 0;
-      fclose(f);
-    }
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-    if (level > 0 && (f = fopen(path, "r"))) {
-      if (fgets(buf, sizeof buf, f)) kb = strtol(buf, NULL, 10);
-      fclose(f);
-      if (level > best_level || (level == best_level && kb * 1024 > best)) best_level = level, best = (int64_t)kb * 1024;
-    }
-  }
-  return best;
-}
-
+   against what Linux reports in sysfs (kfi_cpu_llc_sysfs: the largest data
+   or unified cache of the highest level of cpu0), where Linux reports one
+   (on AArch64 the runtime reads sysfs itself, so only the env checks bite). */
 static void llc_detection(void) {
-  int64_t llc, sys = sysfs_llc();
+  int64_t llc, sys = kfi_cpu_llc_sysfs();
   {
     const char *env = getenv("KFORGE_LLC");
     char keep[64];
