@@ -277,15 +277,13 @@ static unsigned plan_isa(const kf_plan *p) {
    or unified cache of the highest level of cpu0), where Linux reports one
    (on AArch64 the runtime reads sysfs itself, so only the env checks bite). */
 static void llc_detection(void) {
-  int64_t llc, sys = kfi_cpu_llc_sysfs();
-  {
-    const char *env = getenv("KFORGE_LLC");
-    char keep[64];
-    snprintf(keep, sizeof keep, "%s", env ? env : "");
-    unsetenv("KFORGE_LLC");
-    llc = kfi_cpu_llc_bytes(); /* detected */
-    if (*keep) setenv("KFORGE_LLC", keep, 1);
-  }
+  const int64_t sys = kfi_cpu_llc_sysfs();
+  const char *env = getenv("KFORGE_LLC");
+  char keep[64]; /* the value this run was started with, restored at the end */
+  int64_t llc;
+  snprintf(keep, sizeof keep, "%s", env ? env : "");
+  unsetenv("KFORGE_LLC");
+  llc = kfi_cpu_llc_bytes(); /* detected */
 #if defined(__x86_64__)
   th_check(llc >= (64 << 10) && llc <= ((int64_t)4 << 30), "x86-64: a last-level cache is detected (%lld KiB)",
            (long long)(llc >> 10));
@@ -294,15 +292,12 @@ static void llc_detection(void) {
     static const struct { const char *v; int64_t bytes; } good[] = {
       { "65536", 65536 }, { " 64k ", 65536 }, { "3MiB", (int64_t)3 << 20 }, { "2g", (int64_t)2 << 30 }, { "32MB", (int64_t)32 << 20 } };
     static const char *const bad[] = { "garbage", "0", "-5", "12Q", "2 G", "1.5M", "K" };
-    const char *env = getenv("KFORGE_LLC");
-    char keep[64];
     kf_attrs a;
     kf_tensor_desc in[6];
     int64_t d4[4] = { 1, 2, 2, 3 };
     kf_plan p;
     kf_error e;
     size_t g;
-    snprintf(keep, sizeof keep, "%s", env ? env : "");
     kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD_V3, &a);
     bn_inputs(in, KF_FLOAT, 4, d4, 3);
     in[5] = in[4];
@@ -317,9 +312,9 @@ static void llc_detection(void) {
                    KF_INVALID_ARGUMENT && strcmp(e.rule, "env.llc") == 0 && strstr(e.message, "no cache size") != NULL,
                "KFORGE_LLC='%s' is an error (and overrides nothing): %s", bad[g], e.message);
     }
-    if (*keep) setenv("KFORGE_LLC", keep, 1);
-    else unsetenv("KFORGE_LLC");
   }
+  if (*keep) setenv("KFORGE_LLC", keep, 1);
+  else unsetenv("KFORGE_LLC");
   if (sys > 0)
     th_check(llc == sys, "detected last-level cache %lld KiB = Linux's sysfs %lld KiB", (long long)(llc >> 10),
              (long long)(sys >> 10));

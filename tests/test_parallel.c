@@ -168,12 +168,12 @@ int main(void) {
   for (nt = 1; nt <= 4; nt++) pools[nt] = pthreadpool_create((size_t)nt);
   /* Twice: with the cache this CPU has (these shapes fit: channel tiles),
      and with KFORGE_LLC=64K, which makes the SIMD kernels sweep whole rows
-     in pass 1 wherever C is wider than a tile (templates/bngrad/core.c.in). */
+     in pass 1 wherever C is wider than two tiles (templates/bngrad/core.c.in). */
   for (llc = 0; llc < 2; llc++) {
     if (llc) setenv("KFORGE_LLC", "64K", 1);
     for (k = -1; (k = th_next_kernel(kf_op_family(KF_OP_FUSED_BATCH_NORM_GRAD_V3), k)) >= 0;) {
       const char *name = th_kernel(k)->name;
-      if (llc && !strstr(name, "__avx") && !strstr(name, "__neon")) continue; /* only these sweep */
+      if (llc && !(th_kernel(k)->isa & (KF_ISA_AVX2 | KF_ISA_AVX512 | KF_ISA_NEON))) continue; /* only these sweep */
       for (t = 0; t < 3; t++)
         for (f = 0; f < 2; f++)
           for (m = 0; m < 2; m++)

@@ -47,10 +47,11 @@ static int kfg_bngrad_bf16_nchw_infer__avx512_sweeps(const kfi_bngrad_args *a) {
   return a->c > 2 * 8 * KV_W && 2 * set > (a->llc > 0 ? a->llc : KFI_LLC_DEFAULT);
 }
 
-/* Whether pass 1 over rows may sweep in blocks that need a buffer of their
-   own (C wider than a tile, and more than BLOCK rows a task). */
-static int kfg_bngrad_bf16_nchw_infer__avx512_blocks(int64_t C, int64_t rpt) {
-  return C > 8 * KV_W && rpt > 256;
+/* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
+   (more than BLOCK rows a task); a->llc is the plan's, so the scratch query
+   and the kernel agree. */
+static int kfg_bngrad_bf16_nchw_infer__avx512_blocks(const kfi_bngrad_args *a, int64_t rpt) {
+  return kfg_bngrad_bf16_nchw_infer__avx512_sweeps(a) && rpt > 256;
 }
 
 /* Scratch floats: coefficients [4][C], the partial sums, then (a sweep with
@@ -60,7 +61,7 @@ static size_t kfg_bngrad_bf16_nchw_infer__avx512_scratch_floats(const kfi_bngrad
   if (a->s > 1) return (size_t)(4 * C + 2 * a->n * C);
   {
     const int64_t M = a->n * a->s, rpt = kfg_bngrad_bf16_nchw_infer__avx512_rpt(C), ntask = (M + rpt - 1) / rpt;
-    return (size_t)(4 * C + 2 * C * ntask * (kfg_bngrad_bf16_nchw_infer__avx512_blocks(C, rpt) ? 2 : 1));
+    return (size_t)(4 * C + 2 * C * ntask * (kfg_bngrad_bf16_nchw_infer__avx512_blocks(a, rpt) ? 2 : 1));
   }
 }
 
@@ -312,10 +313,8 @@ static void kfg_bngrad_bf16_nchw_infer__avx512_p1_tail(const kfg_bngrad_bf16_nch
    here, L1-resident), in the same order of operations as a tile's. */
 static void kfg_bngrad_bf16_nchw_infer__avx512_sweep(const kfg_bngrad_bf16_nchw_infer__avx512_ctx *t, int64_t r0, int64_t r1, float *acc) {
   const int64_t C = t->C;
-  const float *mean = t->mean, *k0 = t->k0, *k1 = t->k1;
+  const float *mean = t->mean, *k1 = t->k1;
   int64_t r, c;
-  (void)k0;
-  (void)k1;
   for (c = 0; c < 2 * C; c++) acc[c] = 0.0f;
   for (r = r0; r < r1; r++) {
     const uint16_t *dyr = t->dy + r * C, *xr = t->x + r * C;
@@ -472,7 +471,7 @@ void kfg_bngrad_bf16_nchw_infer__avx512(const void *args, const kfi_par *par) {
     t.rpt = kfg_bngrad_bf16_nchw_infer__avx512_rpt(C);
   }
   t.ntask = (t.M + t.rpt - 1) / t.rpt;
-  if (!planes && kfg_bngrad_bf16_nchw_infer__avx512_blocks(C, t.rpt)) t.blk = t.part + 2 * C * t.ntask;
+  if (!planes && kfg_bngrad_bf16_nchw_infer__avx512_blocks(a, t.rpt)) t.blk = t.part + 2 * C * t.ntask;
   t.stream = 0;
   for (c = 0; c < C; c++) {
     k[c] = 1.0f / sqrtf(a->var[c] + a->epsilon);

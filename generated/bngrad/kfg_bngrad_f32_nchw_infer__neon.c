@@ -41,10 +41,11 @@ static int kfg_bngrad_f32_nchw_infer__neon_sweeps(const kfi_bngrad_args *a) {
   return a->c > 2 * 8 * KV_W && 2 * set > (a->llc > 0 ? a->llc : KFI_LLC_DEFAULT);
 }
 
-/* Whether pass 1 over rows may sweep in blocks that need a buffer of their
-   own (C wider than a tile, and more than BLOCK rows a task). */
-static int kfg_bngrad_f32_nchw_infer__neon_blocks(int64_t C, int64_t rpt) {
-  return C > 8 * KV_W && rpt > 256;
+/* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
+   (more than BLOCK rows a task); a->llc is the plan's, so the scratch query
+   and the kernel agree. */
+static int kfg_bngrad_f32_nchw_infer__neon_blocks(const kfi_bngrad_args *a, int64_t rpt) {
+  return kfg_bngrad_f32_nchw_infer__neon_sweeps(a) && rpt > 256;
 }
 
 /* Scratch floats: coefficients [4][C], the partial sums, then (a sweep with
@@ -54,7 +55,7 @@ static size_t kfg_bngrad_f32_nchw_infer__neon_scratch_floats(const kfi_bngrad_ar
   if (a->s > 1) return (size_t)(4 * C + 2 * a->n * C);
   {
     const int64_t M = a->n * a->s, rpt = kfg_bngrad_f32_nchw_infer__neon_rpt(C), ntask = (M + rpt - 1) / rpt;
-    return (size_t)(4 * C + 2 * C * ntask * (kfg_bngrad_f32_nchw_infer__neon_blocks(C, rpt) ? 2 : 1));
+    return (size_t)(4 * C + 2 * C * ntask * (kfg_bngrad_f32_nchw_infer__neon_blocks(a, rpt) ? 2 : 1));
   }
 }
 
@@ -306,10 +307,8 @@ static void kfg_bngrad_f32_nchw_infer__neon_p1_tail(const kfg_bngrad_f32_nchw_in
    here, L1-resident), in the same order of operations as a tile's. */
 static void kfg_bngrad_f32_nchw_infer__neon_sweep(const kfg_bngrad_f32_nchw_infer__neon_ctx *t, int64_t r0, int64_t r1, float *acc) {
   const int64_t C = t->C;
-  const float *mean = t->mean, *k0 = t->k0, *k1 = t->k1;
+  const float *mean = t->mean, *k1 = t->k1;
   int64_t r, c;
-  (void)k0;
-  (void)k1;
   for (c = 0; c < 2 * C; c++) acc[c] = 0.0f;
   for (r = r0; r < r1; r++) {
     const float *dyr = t->dy + r * C, *xr = t->x + r * C;
@@ -466,7 +465,7 @@ void kfg_bngrad_f32_nchw_infer__neon(const void *args, const kfi_par *par) {
     t.rpt = kfg_bngrad_f32_nchw_infer__neon_rpt(C);
   }
   t.ntask = (t.M + t.rpt - 1) / t.rpt;
-  if (!planes && kfg_bngrad_f32_nchw_infer__neon_blocks(C, t.rpt)) t.blk = t.part + 2 * C * t.ntask;
+  if (!planes && kfg_bngrad_f32_nchw_infer__neon_blocks(a, t.rpt)) t.blk = t.part + 2 * C * t.ntask;
   t.stream = 0;
   for (c = 0; c < C; c++) {
     k[c] = 1.0f / sqrtf(a->var[c] + a->epsilon);

@@ -32,10 +32,11 @@ static int64_t kfg_bngrad_f32_nchw_infer__scalar_ppt(int64_t S) {
   return r < 1 ? 1 : r;
 }
 
-/* Whether pass 1 over rows may sweep in blocks that need a buffer of their
-   own (C wider than a tile, and more than BLOCK rows a task). */
-static int kfg_bngrad_f32_nchw_infer__scalar_blocks(int64_t C, int64_t rpt) {
-  (void)C;
+/* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
+   (more than BLOCK rows a task); a->llc is the plan's, so the scratch query
+   and the kernel agree. */
+static int kfg_bngrad_f32_nchw_infer__scalar_blocks(const kfi_bngrad_args *a, int64_t rpt) {
+  (void)a;
   (void)rpt;
   return 0;
 }
@@ -47,7 +48,7 @@ static size_t kfg_bngrad_f32_nchw_infer__scalar_scratch_floats(const kfi_bngrad_
   if (a->s > 1) return (size_t)(4 * C + 2 * a->n * C);
   {
     const int64_t M = a->n * a->s, rpt = kfg_bngrad_f32_nchw_infer__scalar_rpt(C), ntask = (M + rpt - 1) / rpt;
-    return (size_t)(4 * C + 2 * C * ntask * (kfg_bngrad_f32_nchw_infer__scalar_blocks(C, rpt) ? 2 : 1));
+    return (size_t)(4 * C + 2 * C * ntask * (kfg_bngrad_f32_nchw_infer__scalar_blocks(a, rpt) ? 2 : 1));
   }
 }
 
@@ -414,7 +415,7 @@ void kfg_bngrad_f32_nchw_infer__scalar(const void *args, const kfi_par *par) {
     t.rpt = kfg_bngrad_f32_nchw_infer__scalar_rpt(C);
   }
   t.ntask = (t.M + t.rpt - 1) / t.rpt;
-  if (!planes && kfg_bngrad_f32_nchw_infer__scalar_blocks(C, t.rpt)) t.blk = t.part + 2 * C * t.ntask;
+  if (!planes && kfg_bngrad_f32_nchw_infer__scalar_blocks(a, t.rpt)) t.blk = t.part + 2 * C * t.ntask;
   t.stream = 0;
   for (c = 0; c < C; c++) {
     k[c] = 1.0f / sqrtf(a->var[c] + a->epsilon);
