@@ -9,7 +9,7 @@
 ** and prints its own table with bench_printf(); the comparison libraries
 ** (oneDNN, PyTorch) are timed in the same process / same run.
 **
-** Timing rules (../shared/reference/perf_anchors.md, caveats 3-5):
+** Timing rules (docs/performance.md, "Timing rules"):
 **  - every buffer comes from bench_alloc(): 64-byte aligned and first-touched
 **    (page faults cost ~10 us per 4 KiB page on these VMs), so no timed call
 **    ever faults;

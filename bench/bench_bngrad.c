@@ -5,7 +5,7 @@
 ** Shapes of the performance issue, NHWC and NCHW, float; half and bfloat16
 ** on the first three.
 **
-** Byte model (perf_anchors.md, caveat 6): T = bytes of one tensor;
+** Byte model (docs/performance.md, "Timing rules"): T = bytes of one tensor;
 ** two-pass = 5T (x, dy read twice, dx written once, no write-allocate);
 ** the DRAM floor is 2T / read-GB/s + 3T / triad-GB/s of this run's STREAM.
 */

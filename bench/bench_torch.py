@@ -6,8 +6,8 @@ statistics) on the same shapes, channels_last for NHWC, with 1 and all
 threads, and writes `key|threads median_ms` lines that kforge_bench reads.
 Each configuration runs in a child process once with ATen's default CPU
 dispatch and once with ATEN_CPU_CAPABILITY=avx512; the faster median is
-kept (perf_anchors.md, caveat 2). glibc is told to keep large blocks in the
-heap (caveat 3: otherwise every 25 MB output is a fresh mmap that faults).
+kept (docs/performance.md, "Timing rules"). glibc is told to keep large
+blocks in the heap (otherwise every 25 MB output is a fresh mmap that faults).
 
     /usr/bin/python3 bench/bench_torch.py OUT_FILE [--reps N] [--filter TEXT]
 """

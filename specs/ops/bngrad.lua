@@ -1,6 +1,6 @@
 -- FusedBatchNormGrad, FusedBatchNormGradV2, FusedBatchNormGradV3: the
 -- gradient of fused batch normalization, with TensorFlow's CPU semantics
--- (../shared/reference/tf_semantics.md section 1). Data only.
+-- (docs/tf_semantics.md section 1). Data only.
 
 local eps = { name = "epsilon", kind = "float", default = 0.0001,
               doc = "added to the variance inside the rsqrt; any value, negative included" }

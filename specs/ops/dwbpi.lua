@@ -1,5 +1,5 @@
 -- DepthwiseConv2dNativeBackpropInput: the input gradient of a depthwise
--- convolution, with TensorFlow's semantics (../shared/reference/
+-- convolution, with TensorFlow's semantics (docs/
 -- tf_semantics.md section 2) and kforge's documented extensions: NCHW,
 -- unequal strides and true dilation. Data only.
 

@@ -1,5 +1,5 @@
 -- Arm Cortex-M4F: Armv7E-M, single-precision FPU (FPv4-SP), hard float.
--- Runs under qemu-system-arm -M mps2-an386 (../shared/reference/mcu_recipe.md).
+-- Runs under qemu-system-arm -M mps2-an386 (docs/models.md).
 return {
   name = "cortex-m4",
   summary = "Cortex-M4F (thumbv7em, FPv4-SP-D16, hard float), no OS, no heap.",

@@ -1,6 +1,6 @@
 -- Arm Cortex-M55: Armv8.1-M with Helium (MVE, integer and float) and the
 -- FPU, hard float. Runs under qemu-system-arm -M mps3-an547
--- (../shared/reference/mcu_recipe.md): ITCM 512K at 0 holds the image,
+-- (docs/models.md): ITCM 512K at 0 holds the image,
 -- DTCM 512K at 0x20000000 the data, stack and arena.
 return {
   name = "cortex-m55",

@@ -1,6 +1,6 @@
 -- RISC-V RV32IMAFC, single-precision FPU (F), hard float (ilp32f).
 -- Runs under qemu-system-riscv32 -M virt -bios none (no firmware: reset
--- jumps to 0x80000000; ../shared/reference/mcu_recipe.md). -icount shift=0
+-- jumps to 0x80000000; docs/models.md). -icount shift=0
 -- makes minstret (mcu/ticks_riscv.c) the exact instruction count.
 return {
   name = "rv32imafc",
