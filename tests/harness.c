@@ -9,19 +9,58 @@
 
 #include "harness.h"
 
-static int passed, failed, skipped;
+static int passed, failed, skipped, filtered_cases, filtered_checks;
+
+/* The current case of this thread: its label and whether TH_FILTER keeps it. */
+static _Thread_local char case_label[512];
+static _Thread_local int case_open, case_kept = 1;
+
+static const char *th_filter(void) {
+  const char *f = getenv("TH_FILTER");
+  return f && *f ? f : NULL;
+}
+
+static void open_case(const char *fmt, va_list ap) {
+  const char *f = th_filter();
+  vsnprintf(case_label, sizeof case_label, fmt, ap);
+  case_open = 1;
+  case_kept = !f || strstr(case_label, f) != NULL;
+  if (!case_kept) filtered_cases++;
+}
+
+int th_case(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  open_case(fmt, ap);
+  va_end(ap);
+  return case_kept;
+}
+
+int th_selected(void) { return case_kept; }
+
+void th_case_end(void) {
+  case_open = 0;
+  case_kept = 1;
+  case_label[0] = 0;
+}
 
 int th_check(int cond, const char *fmt, ...) {
   static int verbose = -1;
+  const char *f = th_filter();
+  char msg[1024];
   va_list ap;
   if (verbose < 0) verbose = getenv("TH_VERBOSE") && strcmp(getenv("TH_VERBOSE"), "1") == 0;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (case_open ? !case_kept : f && !strstr(msg, f)) {
+    filtered_checks++;
+    return cond; /* not counted, but callers go on as they would */
+  }
   if (cond) passed++; else failed++;
   if (!cond || verbose) {
-    fputs(cond ? "ok - " : "FAIL - ", stdout);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    fputc('\n', stdout);
+    if (case_open) printf("%s - [%s] %s\n", cond ? "ok" : "FAIL", case_label, msg);
+    else printf("%s - %s\n", cond ? "ok" : "FAIL", msg);
   }
   return cond;
 }
@@ -29,6 +68,7 @@ int th_check(int cond, const char *fmt, ...) {
 void th_skip(const char *fmt, ...) {
   va_list ap;
   const char *v = getenv("TH_VERBOSE");
+  if (!case_kept) return; /* TH_FILTER: not this run's */
   skipped++;
   if (v && strcmp(v, "1") == 0) {
     fputs("skip - ", stdout);
@@ -44,11 +84,13 @@ int th_done(void) {
     unsigned isas = kf_cpu_isas(), b;
     const char *cap = getenv("KFORGE_ISA");
     printf("%d cases not applicable here: kernels of an ISA this CPU does not run (it runs", skipped);
-    for (b = 1; b <= KF_ISA_AVX512; b <<= 1)
+    for (b = 1; b && strcmp(kf_isa_name(b), "unknown") != 0; b <<= 1) /* every ISA the runtime names */
       if (isas & b) printf(" %s", kf_isa_name(b));
     if (cap && *cap) printf(", capped by KFORGE_ISA=%s", cap);
     printf("); TH_VERBOSE=1 lists them\n");
   }
+  if (th_filter())
+    printf("TH_FILTER=%s: %d cases and %d checks filtered out\n", th_filter(), filtered_cases, filtered_checks);
   printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
   return failed ? 1 : 0;
 }
@@ -261,6 +303,7 @@ uint64_t th_seed_case(th_rng *r, const char *fmt, ...) {
   va_end(ap);
   seed = th_fnv1a(buf);
   th_seed(r, seed);
+  th_case("%s", buf);
   return seed;
 }
 

@@ -20,8 +20,21 @@
 #define TH_PRINTF(f, a)
 #endif
 
-/* Records one check; prints FAIL lines always, ok lines when TH_VERBOSE=1. */
+/* Records one check; prints FAIL lines always, ok lines when TH_VERBOSE=1,
+   each with the current case's label. With TH_FILTER set, a check counts
+   only when its case label (or, outside any case, its own message) contains
+   TH_FILTER's substring; others are neither run as checks nor counted. */
 int th_check(int cond, const char *fmt, ...) TH_PRINTF(2, 3);
+/* ---- aiming: cases and TH_FILTER=substring ----------------------------- */
+/* Starts a case (this thread's): its printf-formatted label names the
+   kernel and configuration, e.g. "kfg_dwbpi_f32_nhwc_k3x3... C=17 W=9".
+   Returns 0 when TH_FILTER excludes it: skip the case's work then (the
+   harness counts it as filtered and th_done reports how many). */
+int th_case(const char *fmt, ...) TH_PRINTF(1, 2);
+/* Whether the current case runs (1 outside any case). */
+int th_selected(void);
+/* Ends the current case: later checks are labelled by their message only. */
+void th_case_end(void);
 /* Records one case that does not apply on this machine (neither passed nor
    failed); prints "skip - ..." when TH_VERBOSE=1. */
 void th_skip(const char *fmt, ...) TH_PRINTF(1, 2);
@@ -93,7 +106,8 @@ void th_seed(th_rng *r, uint64_t seed);
 uint64_t th_fnv1a(const char *s);
 /* Seeds r from the case's identity (a printf-formatted description of the
    configuration, shape and case index), so a case's data never depends on
-   which cases ran before it. Returns the seed. */
+   which cases ran before it, and starts a case of that label (th_case):
+   th_selected() then says whether TH_FILTER keeps it. Returns the seed. */
 uint64_t th_seed_case(th_rng *r, const char *fmt, ...) TH_PRINTF(2, 3);
 uint64_t th_next(th_rng *r);
 double th_uniform(th_rng *r, double lo, double hi); /* [lo, hi) */

@@ -112,6 +112,7 @@ static void run(const config *cf, const kf_plan_options *opt, const char *how) {
 
   describe(cf, what, sizeof what);
   th_seed_case(rng, "test_bngrad %s", what);
+  if (!th_case("test_bngrad %s %s %s", what, how, opt && opt->kernel ? opt->kernel : "")) return;
   for (i = last ? 1 : 2; i < (last ? r - 1 : r); i++) s *= cf->sh.d[i];
   numel = n * c * s;
   /* +1: malloc(0) may return NULL, which the API treats as "no buffer". */
@@ -317,6 +318,7 @@ static void check_in_place_threaded(void) {
             float *ds, *dof;
             size_t scratch_n;
             int ok;
+            if (!th_case("test_bngrad %s %s", what, name)) continue;
             if (th_kernel(k)->generic)
               continue; /* serial whatever the pool: run in place on every shape of run() */
             if (sh == 2 && !(th_kernel_isa(name) & (KF_ISA_AVX2 | KF_ISA_AVX512)))
@@ -457,6 +459,7 @@ int main(void) {
           }
         }
     }
+  th_case_end();
   for (k = -1; (k = th_next_kernel(kf_op_family(KF_OP_FUSED_BATCH_NORM_GRAD), k)) >= 0 && k < MAX_KERNELS;) {
     const char *name = th_kernel(k)->name;
     if (th_kernel_runnable(name))
@@ -465,6 +468,7 @@ int main(void) {
       th_skip("kernel %s was exercised: its ISA %s does not run here", name, kf_isa_name(th_kernel_isa(name)));
   }
   check_in_place_threaded();
+  th_case_end();
   check_selection();
   check_single_position();
   check_nan_isolation();

@@ -186,6 +186,8 @@ static int run_case(const dcase *d, const kf_plan_options *opt, const char *want
   if (!make_descs(d, &rc, in)) return 0;
   describe(d, what, sizeof what);
   th_seed_case(rng, "test_dwbpi %s", what);
+  if (!th_case("test_dwbpi %s %s %s", what, how, opt && opt->kernel ? opt->kernel : want_kernel ? want_kernel : ""))
+    return 1; /* TH_FILTER: not this run's */
   make_attrs(d, &at);
   memset(&err, 0, sizeof err);
   if (opt && opt->kernel) {

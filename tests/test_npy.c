@@ -1,10 +1,11 @@
 /*
 ** test_npy.c -- unit test of tools/cli/npy.c alone (no runtime).
-** Build: cc -std=c11 -D_POSIX_C_SOURCE=200809L tests/test_npy.c tools/cli/npy.c (or ninja)
-** Prints "ok - ..." / "FAIL - ..." per check and "N passed, M failed".
+** Built by ninja (tests/tests.ninja); checks through tests/harness.c, so
+** TH_FILTER and TH_VERBOSE work as in every test.
 ** run.sh: no capped reruns (no kernels)
 */
 #include "../tools/cli/npy.h"
+#include "harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,17 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int passed, failed;
 static char dir[64];
 
 static void check(int cond, const char *what, const char *detail) {
-  if (cond) {
-    passed++;
-    printf("ok - %s\n", what);
-  } else {
-    failed++;
-    printf("FAIL - %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-  }
+  th_check(cond, "%s%s%s", what, detail && !cond ? ": " : "", detail && !cond ? detail : "");
 }
 
 static void tmp_path(char *buf, size_t n, const char *name) { snprintf(buf, n, "%s/%s", dir, name); }
@@ -372,6 +366,5 @@ int main(void) {
     unlink(path);
   }
   rmdir(dir);
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed ? 1 : 0;
+  return th_done();
 }
