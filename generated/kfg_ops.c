@@ -8,18 +8,18 @@ const char *const kfg_enum_data_format[4] = { "NHWC", "NCHW", "NDHWC", "NCDHW" }
 const char *const kfg_enum_padding[3] = { "SAME", "VALID", "EXPLICIT" };
 
 static const kfi_tensor_def FusedBatchNormGrad_in[] = {
-  { "y_backprop", "T" },
-  { "x", "T" },
-  { "scale", "T" },
-  { "reserve_space_1", "T" },
-  { "reserve_space_2", "T" },
+  { "y_backprop", "T", -1 },
+  { "x", "T", -1 },
+  { "scale", "T", -1 },
+  { "reserve_space_1", "T", -1 },
+  { "reserve_space_2", "T", -1 },
 };
 static const kfi_tensor_def FusedBatchNormGrad_out[] = {
-  { "x_backprop", "T" },
-  { "scale_backprop", "T" },
-  { "offset_backprop", "T" },
-  { "reserve_space_3", "T" },
-  { "reserve_space_4", "T" },
+  { "x_backprop", "T", 0 },
+  { "scale_backprop", "T", -1 },
+  { "offset_backprop", "T", -1 },
+  { "reserve_space_3", "T", -1 },
+  { "reserve_space_4", "T", -1 },
 };
 static const char *const FusedBatchNormGrad_a1[] = { "float" };
 static const char *const FusedBatchNormGrad_a3[] = { "NHWC", "NCHW" };
@@ -35,18 +35,18 @@ static const kfi_attr_def FusedBatchNormGrad_attrs[] = {
 };
 
 static const kfi_tensor_def FusedBatchNormGradV2_in[] = {
-  { "y_backprop", "T" },
-  { "x", "T" },
-  { "scale", "float" },
-  { "reserve_space_1", "U" },
-  { "reserve_space_2", "U" },
+  { "y_backprop", "T", -1 },
+  { "x", "T", -1 },
+  { "scale", "float", -1 },
+  { "reserve_space_1", "U", -1 },
+  { "reserve_space_2", "U", -1 },
 };
 static const kfi_tensor_def FusedBatchNormGradV2_out[] = {
-  { "x_backprop", "T" },
-  { "scale_backprop", "U" },
-  { "offset_backprop", "U" },
-  { "reserve_space_3", "U" },
-  { "reserve_space_4", "U" },
+  { "x_backprop", "T", 0 },
+  { "scale_backprop", "U", -1 },
+  { "offset_backprop", "U", -1 },
+  { "reserve_space_3", "U", -1 },
+  { "reserve_space_4", "U", -1 },
 };
 static const char *const FusedBatchNormGradV2_a1[] = { "half", "bfloat16", "float" };
 static const char *const FusedBatchNormGradV2_a2[] = { "float" };
@@ -65,19 +65,19 @@ static const kfi_attr_def FusedBatchNormGradV2_attrs[] = {
 };
 
 static const kfi_tensor_def FusedBatchNormGradV3_in[] = {
-  { "y_backprop", "T" },
-  { "x", "T" },
-  { "scale", "float" },
-  { "reserve_space_1", "U" },
-  { "reserve_space_2", "U" },
-  { "reserve_space_3", "U" },
+  { "y_backprop", "T", -1 },
+  { "x", "T", -1 },
+  { "scale", "float", -1 },
+  { "reserve_space_1", "U", -1 },
+  { "reserve_space_2", "U", -1 },
+  { "reserve_space_3", "U", -1 },
 };
 static const kfi_tensor_def FusedBatchNormGradV3_out[] = {
-  { "x_backprop", "T" },
-  { "scale_backprop", "U" },
-  { "offset_backprop", "U" },
-  { "reserve_space_4", "U" },
-  { "reserve_space_5", "U" },
+  { "x_backprop", "T", 0 },
+  { "scale_backprop", "U", -1 },
+  { "offset_backprop", "U", -1 },
+  { "reserve_space_4", "U", -1 },
+  { "reserve_space_5", "U", -1 },
 };
 static const char *const FusedBatchNormGradV3_a1[] = { "half", "bfloat16", "float" };
 static const char *const FusedBatchNormGradV3_a2[] = { "float" };
@@ -96,12 +96,12 @@ static const kfi_attr_def FusedBatchNormGradV3_attrs[] = {
 };
 
 static const kfi_tensor_def DepthwiseConv2dNativeBackpropInput_in[] = {
-  { "input_sizes", "int32" },
-  { "filter", "T" },
-  { "out_backprop", "T" },
+  { "input_sizes", "int32", -1 },
+  { "filter", "T", -1 },
+  { "out_backprop", "T", -1 },
 };
 static const kfi_tensor_def DepthwiseConv2dNativeBackpropInput_out[] = {
-  { "output", "T" },
+  { "output", "T", -1 },
 };
 static const char *const DepthwiseConv2dNativeBackpropInput_a1[] = { "half", "bfloat16", "float", "double" };
 static const char *const DepthwiseConv2dNativeBackpropInput_a3[] = { "SAME", "VALID", "EXPLICIT" };
@@ -122,12 +122,12 @@ static const kfi_attr_def DepthwiseConv2dNativeBackpropInput_attrs[] = {
 };
 
 static const kfi_tensor_def DepthwiseConv2dNativeBackpropFilter_in[] = {
-  { "input", "T" },
-  { "filter_sizes", "int32" },
-  { "out_backprop", "T" },
+  { "input", "T", -1 },
+  { "filter_sizes", "int32", -1 },
+  { "out_backprop", "T", -1 },
 };
 static const kfi_tensor_def DepthwiseConv2dNativeBackpropFilter_out[] = {
-  { "output", "T" },
+  { "output", "T", -1 },
 };
 static const char *const DepthwiseConv2dNativeBackpropFilter_a1[] = { "half", "bfloat16", "float", "double" };
 static const char *const DepthwiseConv2dNativeBackpropFilter_a3[] = { "SAME", "VALID", "EXPLICIT" };

@@ -2099,1484 +2099,1484 @@ size_t kfg_dwbpi_f64_generic__scalar_scratch(const void *args);
 
 const kfi_kernel kfg_registry[] = {
 #if defined(__x86_64__)
-  { "kfg_bngrad_bf16_nchw_infer__avx512", "T=bf16 layout=nchw mode=infer isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_bf16_nchw_infer__avx512, kfg_bngrad_bf16_nchw_infer__avx512_scratch },
+  { "kfg_bngrad_bf16_nchw_infer__avx512", "T=bf16 layout=nchw mode=infer isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_bf16_nchw_infer__avx512, kfg_bngrad_bf16_nchw_infer__avx512_scratch, 16, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_bf16_nchw_train__avx512", "T=bf16 layout=nchw mode=train isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_bf16_nchw_train__avx512, kfg_bngrad_bf16_nchw_train__avx512_scratch },
+  { "kfg_bngrad_bf16_nchw_train__avx512", "T=bf16 layout=nchw mode=train isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_bf16_nchw_train__avx512, kfg_bngrad_bf16_nchw_train__avx512_scratch, 16, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_bf16_nhwc_infer__avx512", "T=bf16 layout=nhwc mode=infer isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_bf16_nhwc_infer__avx512, kfg_bngrad_bf16_nhwc_infer__avx512_scratch },
+  { "kfg_bngrad_bf16_nhwc_infer__avx512", "T=bf16 layout=nhwc mode=infer isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_bf16_nhwc_infer__avx512, kfg_bngrad_bf16_nhwc_infer__avx512_scratch, 16, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_bf16_nhwc_train__avx512", "T=bf16 layout=nhwc mode=train isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_bf16_nhwc_train__avx512, kfg_bngrad_bf16_nhwc_train__avx512_scratch },
+  { "kfg_bngrad_bf16_nhwc_train__avx512", "T=bf16 layout=nhwc mode=train isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_bf16_nhwc_train__avx512, kfg_bngrad_bf16_nhwc_train__avx512_scratch, 16, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_f16_nchw_infer__avx512", "T=f16 layout=nchw mode=infer isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f16_nchw_infer__avx512, kfg_bngrad_f16_nchw_infer__avx512_scratch },
+  { "kfg_bngrad_f16_nchw_infer__avx512", "T=f16 layout=nchw mode=infer isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f16_nchw_infer__avx512, kfg_bngrad_f16_nchw_infer__avx512_scratch, 16, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_f16_nchw_train__avx512", "T=f16 layout=nchw mode=train isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f16_nchw_train__avx512, kfg_bngrad_f16_nchw_train__avx512_scratch },
+  { "kfg_bngrad_f16_nchw_train__avx512", "T=f16 layout=nchw mode=train isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f16_nchw_train__avx512, kfg_bngrad_f16_nchw_train__avx512_scratch, 16, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_f16_nhwc_infer__avx512", "T=f16 layout=nhwc mode=infer isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f16_nhwc_infer__avx512, kfg_bngrad_f16_nhwc_infer__avx512_scratch },
+  { "kfg_bngrad_f16_nhwc_infer__avx512", "T=f16 layout=nhwc mode=infer isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f16_nhwc_infer__avx512, kfg_bngrad_f16_nhwc_infer__avx512_scratch, 16, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_f16_nhwc_train__avx512", "T=f16 layout=nhwc mode=train isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f16_nhwc_train__avx512, kfg_bngrad_f16_nhwc_train__avx512_scratch },
+  { "kfg_bngrad_f16_nhwc_train__avx512", "T=f16 layout=nhwc mode=train isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f16_nhwc_train__avx512, kfg_bngrad_f16_nhwc_train__avx512_scratch, 16, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_f32_nchw_infer__avx512", "T=f32 layout=nchw mode=infer isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f32_nchw_infer__avx512, kfg_bngrad_f32_nchw_infer__avx512_scratch },
+  { "kfg_bngrad_f32_nchw_infer__avx512", "T=f32 layout=nchw mode=infer isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f32_nchw_infer__avx512, kfg_bngrad_f32_nchw_infer__avx512_scratch, 16, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_f32_nchw_train__avx512", "T=f32 layout=nchw mode=train isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f32_nchw_train__avx512, kfg_bngrad_f32_nchw_train__avx512_scratch },
+  { "kfg_bngrad_f32_nchw_train__avx512", "T=f32 layout=nchw mode=train isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f32_nchw_train__avx512, kfg_bngrad_f32_nchw_train__avx512_scratch, 16, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_f32_nhwc_infer__avx512", "T=f32 layout=nhwc mode=infer isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f32_nhwc_infer__avx512, kfg_bngrad_f32_nhwc_infer__avx512_scratch },
+  { "kfg_bngrad_f32_nhwc_infer__avx512", "T=f32 layout=nhwc mode=infer isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f32_nhwc_infer__avx512, kfg_bngrad_f32_nhwc_infer__avx512_scratch, 16, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_f32_nhwc_train__avx512", "T=f32 layout=nhwc mode=train isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f32_nhwc_train__avx512, kfg_bngrad_f32_nhwc_train__avx512_scratch },
+  { "kfg_bngrad_f32_nhwc_train__avx512", "T=f32 layout=nhwc mode=train isa=avx512", KFG_FAMILY_BNGRAD, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f32_nhwc_train__avx512, kfg_bngrad_f32_nhwc_train__avx512_scratch, 16, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_bf16_nchw_infer__avx2", "T=bf16 layout=nchw mode=infer isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_bf16_nchw_infer__avx2, kfg_bngrad_bf16_nchw_infer__avx2_scratch },
+  { "kfg_bngrad_bf16_nchw_infer__avx2", "T=bf16 layout=nchw mode=infer isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_bf16_nchw_infer__avx2, kfg_bngrad_bf16_nchw_infer__avx2_scratch, 8, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_bf16_nchw_train__avx2", "T=bf16 layout=nchw mode=train isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_bf16_nchw_train__avx2, kfg_bngrad_bf16_nchw_train__avx2_scratch },
+  { "kfg_bngrad_bf16_nchw_train__avx2", "T=bf16 layout=nchw mode=train isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_bf16_nchw_train__avx2, kfg_bngrad_bf16_nchw_train__avx2_scratch, 8, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_bf16_nhwc_infer__avx2", "T=bf16 layout=nhwc mode=infer isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_bf16_nhwc_infer__avx2, kfg_bngrad_bf16_nhwc_infer__avx2_scratch },
+  { "kfg_bngrad_bf16_nhwc_infer__avx2", "T=bf16 layout=nhwc mode=infer isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_bf16_nhwc_infer__avx2, kfg_bngrad_bf16_nhwc_infer__avx2_scratch, 8, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_bf16_nhwc_train__avx2", "T=bf16 layout=nhwc mode=train isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_bf16_nhwc_train__avx2, kfg_bngrad_bf16_nhwc_train__avx2_scratch },
+  { "kfg_bngrad_bf16_nhwc_train__avx2", "T=bf16 layout=nhwc mode=train isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_bf16_nhwc_train__avx2, kfg_bngrad_bf16_nhwc_train__avx2_scratch, 8, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_f16_nchw_infer__avx2", "T=f16 layout=nchw mode=infer isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f16_nchw_infer__avx2, kfg_bngrad_f16_nchw_infer__avx2_scratch },
+  { "kfg_bngrad_f16_nchw_infer__avx2", "T=f16 layout=nchw mode=infer isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f16_nchw_infer__avx2, kfg_bngrad_f16_nchw_infer__avx2_scratch, 8, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_f16_nchw_train__avx2", "T=f16 layout=nchw mode=train isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f16_nchw_train__avx2, kfg_bngrad_f16_nchw_train__avx2_scratch },
+  { "kfg_bngrad_f16_nchw_train__avx2", "T=f16 layout=nchw mode=train isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f16_nchw_train__avx2, kfg_bngrad_f16_nchw_train__avx2_scratch, 8, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_f16_nhwc_infer__avx2", "T=f16 layout=nhwc mode=infer isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f16_nhwc_infer__avx2, kfg_bngrad_f16_nhwc_infer__avx2_scratch },
+  { "kfg_bngrad_f16_nhwc_infer__avx2", "T=f16 layout=nhwc mode=infer isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f16_nhwc_infer__avx2, kfg_bngrad_f16_nhwc_infer__avx2_scratch, 8, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_f16_nhwc_train__avx2", "T=f16 layout=nhwc mode=train isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f16_nhwc_train__avx2, kfg_bngrad_f16_nhwc_train__avx2_scratch },
+  { "kfg_bngrad_f16_nhwc_train__avx2", "T=f16 layout=nhwc mode=train isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f16_nhwc_train__avx2, kfg_bngrad_f16_nhwc_train__avx2_scratch, 8, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_f32_nchw_infer__avx2", "T=f32 layout=nchw mode=infer isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f32_nchw_infer__avx2, kfg_bngrad_f32_nchw_infer__avx2_scratch },
+  { "kfg_bngrad_f32_nchw_infer__avx2", "T=f32 layout=nchw mode=infer isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f32_nchw_infer__avx2, kfg_bngrad_f32_nchw_infer__avx2_scratch, 8, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_f32_nchw_train__avx2", "T=f32 layout=nchw mode=train isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f32_nchw_train__avx2, kfg_bngrad_f32_nchw_train__avx2_scratch },
+  { "kfg_bngrad_f32_nchw_train__avx2", "T=f32 layout=nchw mode=train isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f32_nchw_train__avx2, kfg_bngrad_f32_nchw_train__avx2_scratch, 8, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_f32_nhwc_infer__avx2", "T=f32 layout=nhwc mode=infer isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f32_nhwc_infer__avx2, kfg_bngrad_f32_nhwc_infer__avx2_scratch },
+  { "kfg_bngrad_f32_nhwc_infer__avx2", "T=f32 layout=nhwc mode=infer isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f32_nhwc_infer__avx2, kfg_bngrad_f32_nhwc_infer__avx2_scratch, 8, { { "rows", 256 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_bngrad_f32_nhwc_train__avx2", "T=f32 layout=nhwc mode=train isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f32_nhwc_train__avx2, kfg_bngrad_f32_nhwc_train__avx2_scratch },
+  { "kfg_bngrad_f32_nhwc_train__avx2", "T=f32 layout=nhwc mode=train isa=avx2", KFG_FAMILY_BNGRAD, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f32_nhwc_train__avx2, kfg_bngrad_f32_nhwc_train__avx2_scratch, 8, { { "rows", 256 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_bngrad_bf16_nchw_infer__mve", "T=bf16 layout=nchw mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_bf16_nchw_infer__mve, kfg_bngrad_bf16_nchw_infer__mve_scratch },
+  { "kfg_bngrad_bf16_nchw_infer__mve", "T=bf16 layout=nchw mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_bf16_nchw_infer__mve, kfg_bngrad_bf16_nchw_infer__mve_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_bngrad_bf16_nchw_infer__neon", "T=bf16 layout=nchw mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_bf16_nchw_infer__neon, kfg_bngrad_bf16_nchw_infer__neon_scratch },
+  { "kfg_bngrad_bf16_nchw_infer__neon", "T=bf16 layout=nchw mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_bf16_nchw_infer__neon, kfg_bngrad_bf16_nchw_infer__neon_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_bngrad_bf16_nchw_train__mve", "T=bf16 layout=nchw mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_bf16_nchw_train__mve, kfg_bngrad_bf16_nchw_train__mve_scratch },
+  { "kfg_bngrad_bf16_nchw_train__mve", "T=bf16 layout=nchw mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_bf16_nchw_train__mve, kfg_bngrad_bf16_nchw_train__mve_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_bngrad_bf16_nchw_train__neon", "T=bf16 layout=nchw mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_bf16_nchw_train__neon, kfg_bngrad_bf16_nchw_train__neon_scratch },
+  { "kfg_bngrad_bf16_nchw_train__neon", "T=bf16 layout=nchw mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_bf16_nchw_train__neon, kfg_bngrad_bf16_nchw_train__neon_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_bngrad_bf16_nhwc_infer__mve", "T=bf16 layout=nhwc mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_bf16_nhwc_infer__mve, kfg_bngrad_bf16_nhwc_infer__mve_scratch },
+  { "kfg_bngrad_bf16_nhwc_infer__mve", "T=bf16 layout=nhwc mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_bf16_nhwc_infer__mve, kfg_bngrad_bf16_nhwc_infer__mve_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_bngrad_bf16_nhwc_infer__neon", "T=bf16 layout=nhwc mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_bf16_nhwc_infer__neon, kfg_bngrad_bf16_nhwc_infer__neon_scratch },
+  { "kfg_bngrad_bf16_nhwc_infer__neon", "T=bf16 layout=nhwc mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_bf16_nhwc_infer__neon, kfg_bngrad_bf16_nhwc_infer__neon_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_bngrad_bf16_nhwc_train__mve", "T=bf16 layout=nhwc mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_bf16_nhwc_train__mve, kfg_bngrad_bf16_nhwc_train__mve_scratch },
+  { "kfg_bngrad_bf16_nhwc_train__mve", "T=bf16 layout=nhwc mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_bf16_nhwc_train__mve, kfg_bngrad_bf16_nhwc_train__mve_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_bngrad_bf16_nhwc_train__neon", "T=bf16 layout=nhwc mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_bf16_nhwc_train__neon, kfg_bngrad_bf16_nhwc_train__neon_scratch },
+  { "kfg_bngrad_bf16_nhwc_train__neon", "T=bf16 layout=nhwc mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_bf16_nhwc_train__neon, kfg_bngrad_bf16_nhwc_train__neon_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_bngrad_f16_nchw_infer__mve", "T=f16 layout=nchw mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f16_nchw_infer__mve, kfg_bngrad_f16_nchw_infer__mve_scratch },
+  { "kfg_bngrad_f16_nchw_infer__mve", "T=f16 layout=nchw mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f16_nchw_infer__mve, kfg_bngrad_f16_nchw_infer__mve_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_bngrad_f16_nchw_infer__neon", "T=f16 layout=nchw mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f16_nchw_infer__neon, kfg_bngrad_f16_nchw_infer__neon_scratch },
+  { "kfg_bngrad_f16_nchw_infer__neon", "T=f16 layout=nchw mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f16_nchw_infer__neon, kfg_bngrad_f16_nchw_infer__neon_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_bngrad_f16_nchw_train__mve", "T=f16 layout=nchw mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f16_nchw_train__mve, kfg_bngrad_f16_nchw_train__mve_scratch },
+  { "kfg_bngrad_f16_nchw_train__mve", "T=f16 layout=nchw mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f16_nchw_train__mve, kfg_bngrad_f16_nchw_train__mve_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_bngrad_f16_nchw_train__neon", "T=f16 layout=nchw mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f16_nchw_train__neon, kfg_bngrad_f16_nchw_train__neon_scratch },
+  { "kfg_bngrad_f16_nchw_train__neon", "T=f16 layout=nchw mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f16_nchw_train__neon, kfg_bngrad_f16_nchw_train__neon_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_bngrad_f16_nhwc_infer__mve", "T=f16 layout=nhwc mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f16_nhwc_infer__mve, kfg_bngrad_f16_nhwc_infer__mve_scratch },
+  { "kfg_bngrad_f16_nhwc_infer__mve", "T=f16 layout=nhwc mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f16_nhwc_infer__mve, kfg_bngrad_f16_nhwc_infer__mve_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_bngrad_f16_nhwc_infer__neon", "T=f16 layout=nhwc mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f16_nhwc_infer__neon, kfg_bngrad_f16_nhwc_infer__neon_scratch },
+  { "kfg_bngrad_f16_nhwc_infer__neon", "T=f16 layout=nhwc mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f16_nhwc_infer__neon, kfg_bngrad_f16_nhwc_infer__neon_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_bngrad_f16_nhwc_train__mve", "T=f16 layout=nhwc mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f16_nhwc_train__mve, kfg_bngrad_f16_nhwc_train__mve_scratch },
+  { "kfg_bngrad_f16_nhwc_train__mve", "T=f16 layout=nhwc mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f16_nhwc_train__mve, kfg_bngrad_f16_nhwc_train__mve_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_bngrad_f16_nhwc_train__neon", "T=f16 layout=nhwc mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f16_nhwc_train__neon, kfg_bngrad_f16_nhwc_train__neon_scratch },
+  { "kfg_bngrad_f16_nhwc_train__neon", "T=f16 layout=nhwc mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f16_nhwc_train__neon, kfg_bngrad_f16_nhwc_train__neon_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_bngrad_f32_nchw_infer__mve", "T=f32 layout=nchw mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f32_nchw_infer__mve, kfg_bngrad_f32_nchw_infer__mve_scratch },
+  { "kfg_bngrad_f32_nchw_infer__mve", "T=f32 layout=nchw mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f32_nchw_infer__mve, kfg_bngrad_f32_nchw_infer__mve_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_bngrad_f32_nchw_infer__neon", "T=f32 layout=nchw mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f32_nchw_infer__neon, kfg_bngrad_f32_nchw_infer__neon_scratch },
+  { "kfg_bngrad_f32_nchw_infer__neon", "T=f32 layout=nchw mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f32_nchw_infer__neon, kfg_bngrad_f32_nchw_infer__neon_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_bngrad_f32_nchw_train__mve", "T=f32 layout=nchw mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f32_nchw_train__mve, kfg_bngrad_f32_nchw_train__mve_scratch },
+  { "kfg_bngrad_f32_nchw_train__mve", "T=f32 layout=nchw mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f32_nchw_train__mve, kfg_bngrad_f32_nchw_train__mve_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_bngrad_f32_nchw_train__neon", "T=f32 layout=nchw mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f32_nchw_train__neon, kfg_bngrad_f32_nchw_train__neon_scratch },
+  { "kfg_bngrad_f32_nchw_train__neon", "T=f32 layout=nchw mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f32_nchw_train__neon, kfg_bngrad_f32_nchw_train__neon_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_bngrad_f32_nhwc_infer__mve", "T=f32 layout=nhwc mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f32_nhwc_infer__mve, kfg_bngrad_f32_nhwc_infer__mve_scratch },
+  { "kfg_bngrad_f32_nhwc_infer__mve", "T=f32 layout=nhwc mode=infer isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f32_nhwc_infer__mve, kfg_bngrad_f32_nhwc_infer__mve_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_bngrad_f32_nhwc_infer__neon", "T=f32 layout=nhwc mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f32_nhwc_infer__neon, kfg_bngrad_f32_nhwc_infer__neon_scratch },
+  { "kfg_bngrad_f32_nhwc_infer__neon", "T=f32 layout=nhwc mode=infer isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f32_nhwc_infer__neon, kfg_bngrad_f32_nhwc_infer__neon_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_bngrad_f32_nhwc_train__mve", "T=f32 layout=nhwc mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f32_nhwc_train__mve, kfg_bngrad_f32_nhwc_train__mve_scratch },
+  { "kfg_bngrad_f32_nhwc_train__mve", "T=f32 layout=nhwc mode=train isa=mve", KFG_FAMILY_BNGRAD, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f32_nhwc_train__mve, kfg_bngrad_f32_nhwc_train__mve_scratch, 4, { { "rows", 256 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_bngrad_f32_nhwc_train__neon", "T=f32 layout=nhwc mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f32_nhwc_train__neon, kfg_bngrad_f32_nhwc_train__neon_scratch },
+  { "kfg_bngrad_f32_nhwc_train__neon", "T=f32 layout=nhwc mode=train isa=neon", KFG_FAMILY_BNGRAD, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f32_nhwc_train__neon, kfg_bngrad_f32_nhwc_train__neon_scratch, 4, { { "rows", 256 } } },
 #endif
-  { "kfg_bngrad_bf16_nchw_infer__scalar", "T=bf16 layout=nchw mode=infer isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_bf16_nchw_infer__scalar, kfg_bngrad_bf16_nchw_infer__scalar_scratch },
-  { "kfg_bngrad_bf16_nchw_train__scalar", "T=bf16 layout=nchw mode=train isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_bf16_nchw_train__scalar, kfg_bngrad_bf16_nchw_train__scalar_scratch },
-  { "kfg_bngrad_bf16_nhwc_infer__scalar", "T=bf16 layout=nhwc mode=infer isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_bf16_nhwc_infer__scalar, kfg_bngrad_bf16_nhwc_infer__scalar_scratch },
-  { "kfg_bngrad_bf16_nhwc_train__scalar", "T=bf16 layout=nhwc mode=train isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_bf16_nhwc_train__scalar, kfg_bngrad_bf16_nhwc_train__scalar_scratch },
-  { "kfg_bngrad_f16_nchw_infer__scalar", "T=f16 layout=nchw mode=infer isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f16_nchw_infer__scalar, kfg_bngrad_f16_nchw_infer__scalar_scratch },
-  { "kfg_bngrad_f16_nchw_train__scalar", "T=f16 layout=nchw mode=train isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f16_nchw_train__scalar, kfg_bngrad_f16_nchw_train__scalar_scratch },
-  { "kfg_bngrad_f16_nhwc_infer__scalar", "T=f16 layout=nhwc mode=infer isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f16_nhwc_infer__scalar, kfg_bngrad_f16_nhwc_infer__scalar_scratch },
-  { "kfg_bngrad_f16_nhwc_train__scalar", "T=f16 layout=nhwc mode=train isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f16_nhwc_train__scalar, kfg_bngrad_f16_nhwc_train__scalar_scratch },
-  { "kfg_bngrad_f32_nchw_infer__scalar", "T=f32 layout=nchw mode=infer isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f32_nchw_infer__scalar, kfg_bngrad_f32_nchw_infer__scalar_scratch },
-  { "kfg_bngrad_f32_nchw_train__scalar", "T=f32 layout=nchw mode=train isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f32_nchw_train__scalar, kfg_bngrad_f32_nchw_train__scalar_scratch },
-  { "kfg_bngrad_f32_nhwc_infer__scalar", "T=f32 layout=nhwc mode=infer isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f32_nhwc_infer__scalar, kfg_bngrad_f32_nhwc_infer__scalar_scratch },
-  { "kfg_bngrad_f32_nhwc_train__scalar", "T=f32 layout=nhwc mode=train isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f32_nhwc_train__scalar, kfg_bngrad_f32_nhwc_train__scalar_scratch },
-  { "kfg_bngrad_bf16_generic__scalar", "T=bf16 layout=any mode=any isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 1, { KF_BFLOAT16, KFI_ANY, KFI_ANY }, kfg_bngrad_bf16_generic__scalar, kfg_bngrad_bf16_generic__scalar_scratch },
-  { "kfg_bngrad_f16_generic__scalar", "T=f16 layout=any mode=any isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 1, { KF_HALF, KFI_ANY, KFI_ANY }, kfg_bngrad_f16_generic__scalar, kfg_bngrad_f16_generic__scalar_scratch },
-  { "kfg_bngrad_f32_generic__scalar", "T=f32 layout=any mode=any isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 1, { KF_FLOAT, KFI_ANY, KFI_ANY }, kfg_bngrad_f32_generic__scalar, kfg_bngrad_f32_generic__scalar_scratch },
+  { "kfg_bngrad_bf16_nchw_infer__scalar", "T=bf16 layout=nchw mode=infer isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_bf16_nchw_infer__scalar, kfg_bngrad_bf16_nchw_infer__scalar_scratch, 1, { { "rows", 256 } } },
+  { "kfg_bngrad_bf16_nchw_train__scalar", "T=bf16 layout=nchw mode=train isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_bf16_nchw_train__scalar, kfg_bngrad_bf16_nchw_train__scalar_scratch, 1, { { "rows", 256 } } },
+  { "kfg_bngrad_bf16_nhwc_infer__scalar", "T=bf16 layout=nhwc mode=infer isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_bf16_nhwc_infer__scalar, kfg_bngrad_bf16_nhwc_infer__scalar_scratch, 1, { { "rows", 256 } } },
+  { "kfg_bngrad_bf16_nhwc_train__scalar", "T=bf16 layout=nhwc mode=train isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_bf16_nhwc_train__scalar, kfg_bngrad_bf16_nhwc_train__scalar_scratch, 1, { { "rows", 256 } } },
+  { "kfg_bngrad_f16_nchw_infer__scalar", "T=f16 layout=nchw mode=infer isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f16_nchw_infer__scalar, kfg_bngrad_f16_nchw_infer__scalar_scratch, 1, { { "rows", 256 } } },
+  { "kfg_bngrad_f16_nchw_train__scalar", "T=f16 layout=nchw mode=train isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f16_nchw_train__scalar, kfg_bngrad_f16_nchw_train__scalar_scratch, 1, { { "rows", 256 } } },
+  { "kfg_bngrad_f16_nhwc_infer__scalar", "T=f16 layout=nhwc mode=infer isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f16_nhwc_infer__scalar, kfg_bngrad_f16_nhwc_infer__scalar_scratch, 1, { { "rows", 256 } } },
+  { "kfg_bngrad_f16_nhwc_train__scalar", "T=f16 layout=nhwc mode=train isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f16_nhwc_train__scalar, kfg_bngrad_f16_nhwc_train__scalar_scratch, 1, { { "rows", 256 } } },
+  { "kfg_bngrad_f32_nchw_infer__scalar", "T=f32 layout=nchw mode=infer isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 0 }, kfg_bngrad_f32_nchw_infer__scalar, kfg_bngrad_f32_nchw_infer__scalar_scratch, 1, { { "rows", 256 } } },
+  { "kfg_bngrad_f32_nchw_train__scalar", "T=f32 layout=nchw mode=train isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1 }, kfg_bngrad_f32_nchw_train__scalar, kfg_bngrad_f32_nchw_train__scalar_scratch, 1, { { "rows", 256 } } },
+  { "kfg_bngrad_f32_nhwc_infer__scalar", "T=f32 layout=nhwc mode=infer isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 0 }, kfg_bngrad_f32_nhwc_infer__scalar, kfg_bngrad_f32_nhwc_infer__scalar_scratch, 1, { { "rows", 256 } } },
+  { "kfg_bngrad_f32_nhwc_train__scalar", "T=f32 layout=nhwc mode=train isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1 }, kfg_bngrad_f32_nhwc_train__scalar, kfg_bngrad_f32_nhwc_train__scalar_scratch, 1, { { "rows", 256 } } },
+  { "kfg_bngrad_bf16_generic__scalar", "T=bf16 layout=any mode=any isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 1, { KF_BFLOAT16, KFI_ANY, KFI_ANY }, kfg_bngrad_bf16_generic__scalar, kfg_bngrad_bf16_generic__scalar_scratch, 1, { { "rows", 256 } } },
+  { "kfg_bngrad_f16_generic__scalar", "T=f16 layout=any mode=any isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 1, { KF_HALF, KFI_ANY, KFI_ANY }, kfg_bngrad_f16_generic__scalar, kfg_bngrad_f16_generic__scalar_scratch, 1, { { "rows", 256 } } },
+  { "kfg_bngrad_f32_generic__scalar", "T=f32 layout=any mode=any isa=scalar", KFG_FAMILY_BNGRAD, KFI_ISA_SCALAR, 1, { KF_FLOAT, KFI_ANY, KFI_ANY }, kfg_bngrad_f32_generic__scalar, kfg_bngrad_f32_generic__scalar_scratch, 1, { { "rows", 256 } } },
 #if defined(__x86_64__)
-  { "kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx512", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx512", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx512", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx512", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx512", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx512", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx512", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx512", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx512", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx512", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx512", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx512", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx512", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx512", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx512, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx512", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx512", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPF, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx512, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx512_scratch, 16, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx2", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx2", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx2", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx2", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx2", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx2", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx2", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx2", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx2", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx2", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx2", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx2", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx2", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx2", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx2, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx2", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx2", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx2, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPF, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__avx2_scratch, 8, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__mve", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__mve, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__mve", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__mve, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__neon", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__neon, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__neon", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__neon, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__mve", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__mve, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__mve", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__mve, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__neon", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__neon, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__neon", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__neon, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__mve", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__mve, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__mve", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__mve, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__mve", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__mve, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__mve", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__mve, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__neon", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__neon, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__neon", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__neon, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__mve", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__mve, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__mve", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__mve, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__mve", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__mve, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__mve", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__mve, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__neon", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__neon, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__neon", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__neon, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__mve", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__mve, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__mve", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__mve, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__mve", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__mve, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__mve", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__mve, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__neon", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__neon, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__neon", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__neon, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__mve", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__mve, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__mve", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__mve, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__neon", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__neon, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__neon", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__neon, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__mve", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__mve, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__mve", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__mve, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__neon", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__neon, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__neon", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__neon, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPF, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__mve_scratch, 4, { { "pixels", 128 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPF, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__neon_scratch, 4, { { "pixels", 128 } } },
 #endif
-  { "kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f64_nchw_k3x3s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f64_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f64_nchw_k3x3s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f64_nchw_k3x3s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f64_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f64_nchw_k3x3s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f64_nchw_k5x5s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f64_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f64_nchw_k5x5s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f64_nhwc_k3x3s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f64_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f64_nhwc_k3x3s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f64_nhwc_k3x3s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f64_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f64_nhwc_k3x3s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f64_nhwc_k5x5s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f64_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f64_nhwc_k5x5s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_f64_nhwc_k5x5s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f64_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f64_nhwc_k5x5s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpf_bf16_generic__scalar", "T=bf16 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 1, { KF_BFLOAT16, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpf_bf16_generic__scalar, kfg_dwbpf_bf16_generic__scalar_scratch },
-  { "kfg_dwbpf_f16_generic__scalar", "T=f16 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 1, { KF_HALF, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpf_f16_generic__scalar, kfg_dwbpf_f16_generic__scalar_scratch },
-  { "kfg_dwbpf_f32_generic__scalar", "T=f32 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 1, { KF_FLOAT, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpf_f32_generic__scalar, kfg_dwbpf_f32_generic__scalar_scratch },
-  { "kfg_dwbpf_f64_generic__scalar", "T=f64 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 1, { KF_DOUBLE, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpf_f64_generic__scalar, kfg_dwbpf_f64_generic__scalar_scratch },
+  { "kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_bf16_nchw_k3x3s2x2d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_bf16_nchw_k5x5s1x1d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_bf16_nchw_k5x5s2x2d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_bf16_nhwc_k3x3s1x1d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_bf16_nhwc_k3x3s2x2d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_bf16_nhwc_k5x5s2x2d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f16_nchw_k3x3s1x1d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f16_nchw_k3x3s2x2d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f16_nchw_k5x5s1x1d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f16_nchw_k5x5s2x2d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f16_nhwc_k3x3s2x2d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f16_nhwc_k5x5s2x2d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f32_nchw_k3x3s2x2d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f32_nchw_k5x5s1x1d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f32_nchw_k5x5s2x2d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f32_nhwc_k3x3s2x2d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f32_nhwc_k5x5s1x1d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f32_nhwc_k5x5s2x2d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f64_nchw_k3x3s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f64_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f64_nchw_k3x3s1x1d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f64_nchw_k3x3s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f64_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f64_nchw_k3x3s2x2d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f64_nchw_k5x5s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f64_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f64_nchw_k5x5s1x1d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f64_nhwc_k3x3s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpf_f64_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpf_f64_nhwc_k3x3s1x1d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f64_nhwc_k3x3s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpf_f64_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpf_f64_nhwc_k3x3s2x2d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f64_nhwc_k5x5s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpf_f64_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpf_f64_nhwc_k5x5s1x1d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f64_nhwc_k5x5s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpf_f64_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpf_f64_nhwc_k5x5s2x2d1x1m1__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_bf16_generic__scalar", "T=bf16 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 1, { KF_BFLOAT16, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpf_bf16_generic__scalar, kfg_dwbpf_bf16_generic__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f16_generic__scalar", "T=f16 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 1, { KF_HALF, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpf_f16_generic__scalar, kfg_dwbpf_f16_generic__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f32_generic__scalar", "T=f32 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 1, { KF_FLOAT, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpf_f32_generic__scalar, kfg_dwbpf_f32_generic__scalar_scratch, 1, { { "pixels", 128 } } },
+  { "kfg_dwbpf_f64_generic__scalar", "T=f64 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPF, KFI_ISA_SCALAR, 1, { KF_DOUBLE, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpf_f64_generic__scalar, kfg_dwbpf_f64_generic__scalar_scratch, 1, { { "pixels", 128 } } },
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx512", "T=bf16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx512, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx512", "T=bf16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx512, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512", "T=bf16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512", "T=bf16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx512", "T=bf16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx512, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx512", "T=bf16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx512, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512", "T=bf16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512", "T=bf16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx512", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx512, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx512", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx512, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx512", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx512, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx512", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx512, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx512", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx512, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx512", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx512, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx512", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx512, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx512", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx512, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx512", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx512, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx512", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx512, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx512", "T=bf16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx512, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx512", "T=bf16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx512, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx512", "T=bf16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx512, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx512", "T=bf16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx512, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx512", "T=bf16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx512, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx512", "T=bf16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx512, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx512", "T=bf16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx512, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx512", "T=bf16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx512, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx512", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx512, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx512", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx512, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx512", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx512, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx512", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx512, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx512", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx512, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx512", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx512, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx512", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx512, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx512", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx512, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx512", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx512, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx512", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx512, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx512", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx512, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx512", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx512, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx512", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx512, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx512", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx512, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx512", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx512, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx512", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx512, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx512", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx512, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx512", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx512, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx512, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx512, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx512", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx512, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx512", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx512, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx512, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx512, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx512", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx512, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx512", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx512, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx512, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx512, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx512", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx512, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx512", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx512, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx512", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx512, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx512", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx512, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx512, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx512, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx512", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx512, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx512", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx512, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx512, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx512, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx512", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx512, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx512", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx512, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx512, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx512", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx512, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx512", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx512, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx512", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx512, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx512", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx512", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx512", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx512", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx512", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx512", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx512", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx512", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx512", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx512", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx512, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx512", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx512", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx512, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512", "T=f32 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512", "T=f32 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512", "T=f32 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512", "T=f32 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512", "T=f32 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512", "T=f32 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx512", "T=f32 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx512, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx512", "T=f32 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx512, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx512", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx512, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx512", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx512, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx512", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx512, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx512", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx512, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx512", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx512, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx512", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx512, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx512", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx512, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx512", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx512, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx512", "T=f32 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx512, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx512", "T=f32 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx512, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512", "T=f32 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512", "T=f32 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx512", "T=f32 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx512, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx512", "T=f32 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx512, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx512", "T=f32 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx512, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx512", "T=f32 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx512, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx512", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx512, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx512", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx512, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx512", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx512, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx512", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx512, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx512", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx512, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx512", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx512, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx512", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx512, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx512", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx512, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx512", KFG_FAMILY_DWBPI, KFI_ISA_AVX512, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx512_scratch, 16, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2", "T=bf16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2", "T=bf16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx2", "T=bf16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx2, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx2", "T=bf16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx2, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2", "T=bf16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2", "T=bf16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx2", "T=bf16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx2, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx2", "T=bf16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx2, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx2", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx2, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx2", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx2, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx2", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx2, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx2", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx2, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx2", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx2, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx2", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx2, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx2", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx2, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx2", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx2, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx2", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx2, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx2", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx2, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx2", "T=bf16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx2, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx2", "T=bf16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx2, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx2", "T=bf16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx2, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx2", "T=bf16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx2, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2", "T=bf16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2", "T=bf16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx2", "T=bf16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx2, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx2", "T=bf16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx2, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx2", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx2, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx2", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx2, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx2", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx2, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx2", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx2, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx2", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx2, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx2", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx2, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx2", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx2, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx2", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx2, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx2", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx2, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx2", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx2, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx2", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx2, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx2", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx2, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx2", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx2", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx2", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx2", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx2", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx2", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx2, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx2, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx2, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx2", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx2, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx2", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx2, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx2, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx2, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx2", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx2, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx2", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx2, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx2, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx2, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx2", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx2, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx2", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx2, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx2, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx2, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx2", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx2, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx2", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx2, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx2, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx2, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx2", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx2, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx2", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx2, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx2, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx2", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx2, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx2", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx2, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx2", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx2, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx2, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx2", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx2, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx2", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx2, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx2", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx2, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx2", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx2", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx2", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx2", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx2", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx2", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx2", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx2", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx2", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx2", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx2", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx2", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx2", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx2, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx2", "T=f32 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx2, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx2", "T=f32 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx2, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2", "T=f32 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2", "T=f32 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx2", "T=f32 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx2, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx2", "T=f32 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx2, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2", "T=f32 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2", "T=f32 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx2", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx2, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx2", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx2, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx2", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx2, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx2", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx2, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx2", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx2, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx2", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx2, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx2", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx2, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx2", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx2, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx2", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx2, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx2", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx2, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx2", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx2, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx2", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx2, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2", "T=f32 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2", "T=f32 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx2", "T=f32 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx2, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx2", "T=f32 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx2, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx2", "T=f32 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx2, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx2", "T=f32 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx2, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx2", "T=f32 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx2, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx2", "T=f32 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx2, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx2", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx2", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx2", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx2, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx2", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx2, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx2", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx2", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx2", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx2", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx2", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx2, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx2", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx2, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx2", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx2", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx2", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx2, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx2", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx2, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx2", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx2", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__x86_64__)
-  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=avx2", KFG_FAMILY_DWBPI, KFI_ISA_AVX2, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__avx2_scratch, 8, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__mve", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__mve_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__mve", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__neon", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__neon_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__neon", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__mve", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__mve_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__mve", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__mve", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__mve_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__mve", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__mve", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__mve_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__mve", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__neon", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__neon_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__neon", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__mve", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__mve_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__mve", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__neon", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__neon_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__neon", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__mve", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__mve_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__mve", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__mve", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__mve", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__mve_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__mve", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__mve", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__mve, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__neon", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__neon, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__neon", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__neon_scratch },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__neon", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__neon, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__mve, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__mve, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__neon, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__neon, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__mve", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__mve, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__mve_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__mve", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__mve, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__neon", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__neon, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__neon_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__neon", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__neon, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__mve, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__mve, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__neon, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__neon, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__mve", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__mve, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__mve_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__mve", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__mve, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__neon", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__neon, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__neon_scratch },
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__neon", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__neon, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__mve", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__mve, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__mve_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__mve", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__mve, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__neon", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__neon, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__neon_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__neon", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__neon, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__mve", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__mve, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__mve_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__mve", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__mve, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__neon", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__neon, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__neon_scratch },
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__neon", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__neon, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__mve", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__mve, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__mve_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__mve", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__mve, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__neon", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__neon, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__neon_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__neon", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__neon, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__mve", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__mve, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__mve_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__mve", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__mve, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__neon", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__neon, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__neon_scratch },
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__neon", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__neon, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__mve, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__mve", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__mve, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__neon, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__neon", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__neon, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__mve", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__mve, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__mve_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__mve", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__mve, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__neon", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__neon, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__neon_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__neon", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__neon, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__mve, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__mve", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__mve, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__neon, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__neon", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__neon, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__mve", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__mve, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__mve_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__mve", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__mve, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__neon", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__neon, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__neon_scratch },
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__neon", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__neon, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__mve, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__mve, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__mve", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__mve, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__mve_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__mve", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__mve, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__neon", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__neon, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__neon_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__neon", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__neon, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__mve, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__mve, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__neon, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__neon, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__mve", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__mve, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__mve_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__mve", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__mve, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_scratch },
+  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__mve, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__neon, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__mve", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__mve, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__mve_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__mve", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__mve, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__neon", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__neon, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__neon_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__neon", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__neon, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__mve, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__mve", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__mve, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__mve_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__mve", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__mve, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__neon", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__neon, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__neon_scratch },
+  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__neon", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__neon, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__mve, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__neon, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__mve, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__neon, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__mve", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__mve, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__mve_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__mve", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__mve, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_scratch },
+  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__mve, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__mve_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__mve", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__mve, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__mve", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__mve, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__mve_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__mve", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__mve, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__mve, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__mve_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__mve", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__mve, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__neon, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__neon_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__neon", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__neon, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__neon_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
-  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__mve", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__mve, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__mve_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__mve", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=mve", KFG_FAMILY_DWBPI, KFI_ISA_MVE, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__mve, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__mve_scratch, 4, { { "W", 8 } } },
 #endif
 #if defined(__aarch64__)
-  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_scratch },
+  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=neon", KFG_FAMILY_DWBPI, KFI_ISA_NEON, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__neon_scratch, 4, { { "W", 8 } } },
 #endif
-  { "kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__scalar", "T=bf16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__scalar", "T=bf16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__scalar", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__scalar", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__scalar", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__scalar", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__scalar", "T=bf16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar", "T=bf16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__scalar", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__scalar", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__scalar", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__scalar", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__scalar", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__scalar", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__scalar", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__scalar", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__scalar", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__scalar", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__scalar", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__scalar", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__scalar", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__scalar", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__scalar", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__scalar", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__scalar", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__scalar", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar", "T=f32 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__scalar", "T=f32 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__scalar", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__scalar", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar", "T=f32 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar", "T=f32 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__scalar", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__scalar", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__scalar", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__scalar", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__scalar", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__scalar", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m2__scalar", "T=f64 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar", "T=f64 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m2__scalar", "T=f64 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar", "T=f64 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m2__scalar", "T=f64 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar", "T=f64 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar", "T=f64 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m2__scalar", "T=f64 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m2__scalar", "T=f64 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m2__scalar", "T=f64 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar", "T=f64 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m2__scalar", "T=f64 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m2__scalar", "T=f64 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m2__scalar", "T=f64 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m2__scalar", "T=f64 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m1__scalar_scratch },
-  { "kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m2__scalar", "T=f64 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m2__scalar_scratch },
-  { "kfg_dwbpi_bf16_generic__scalar", "T=bf16 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 1, { KF_BFLOAT16, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpi_bf16_generic__scalar, kfg_dwbpi_bf16_generic__scalar_scratch },
-  { "kfg_dwbpi_f16_generic__scalar", "T=f16 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 1, { KF_HALF, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpi_f16_generic__scalar, kfg_dwbpi_f16_generic__scalar_scratch },
-  { "kfg_dwbpi_f32_generic__scalar", "T=f32 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 1, { KF_FLOAT, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpi_f32_generic__scalar, kfg_dwbpi_f32_generic__scalar_scratch },
-  { "kfg_dwbpi_f64_generic__scalar", "T=f64 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 1, { KF_DOUBLE, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpi_f64_generic__scalar, kfg_dwbpi_f64_generic__scalar_scratch },
-  { NULL, NULL, 0, 0, 0, { 0 }, NULL, NULL } /* end */
+  { "kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__scalar", "T=bf16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k1x1s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__scalar", "T=bf16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k1x1s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__scalar", "T=bf16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k3x3s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__scalar", "T=bf16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k3x3s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__scalar", "T=bf16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k5x5s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__scalar", "T=bf16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k5x5s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar", "T=bf16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__scalar", "T=bf16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k7x7s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__scalar", "T=bf16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar", "T=bf16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nchw_k7x7s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar", "T=bf16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__scalar", "T=bf16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k1x1s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__scalar", "T=bf16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k3x3s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__scalar", "T=bf16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k3x3s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__scalar", "T=bf16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k5x5s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__scalar", "T=bf16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__scalar", "T=bf16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k7x7s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__scalar", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__scalar", "T=bf16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_BFLOAT16, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_bf16_nhwc_k7x7s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar", "T=f16 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f16_nchw_k1x1s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar", "T=f16 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f16_nchw_k1x1s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar", "T=f16 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f16_nchw_k3x3s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar", "T=f16 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f16_nchw_k3x3s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__scalar", "T=f16 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f16_nchw_k5x5s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__scalar", "T=f16 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f16_nchw_k5x5s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__scalar", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__scalar", "T=f16 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f16_nchw_k7x7s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__scalar", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__scalar", "T=f16 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f16_nchw_k7x7s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__scalar", "T=f16 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k1x1s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__scalar", "T=f16 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k1x1s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__scalar", "T=f16 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k3x3s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__scalar", "T=f16 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k3x3s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__scalar", "T=f16 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k5x5s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__scalar", "T=f16 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k5x5s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__scalar", "T=f16 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k7x7s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__scalar", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar", "T=f16 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_HALF, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f16_nhwc_k7x7s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar", "T=f32 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f32_nchw_k1x1s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__scalar", "T=f32 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f32_nchw_k1x1s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar", "T=f32 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f32_nchw_k3x3s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__scalar", "T=f32 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f32_nchw_k3x3s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar", "T=f32 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f32_nchw_k5x5s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__scalar", "T=f32 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f32_nchw_k5x5s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar", "T=f32 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar", "T=f32 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f32_nchw_k7x7s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__scalar", "T=f32 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar", "T=f32 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f32_nchw_k7x7s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar", "T=f32 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k1x1s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__scalar", "T=f32 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k1x1s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__scalar", "T=f32 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k3x3s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar", "T=f32 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k3x3s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__scalar", "T=f32 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k5x5s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__scalar", "T=f32 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k5x5s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__scalar", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__scalar", "T=f32 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k7x7s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__scalar", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__scalar", "T=f32 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_FLOAT, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f32_nhwc_k7x7s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m2__scalar", "T=f64 layout=nchw filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f64_nchw_k1x1s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar", "T=f64 layout=nchw filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f64_nchw_k1x1s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m2__scalar", "T=f64 layout=nchw filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f64_nchw_k3x3s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar", "T=f64 layout=nchw filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f64_nchw_k3x3s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m2__scalar", "T=f64 layout=nchw filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f64_nchw_k5x5s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar", "T=f64 layout=nchw filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f64_nchw_k5x5s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m1__scalar", "T=f64 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar", "T=f64 layout=nchw filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f64_nchw_k7x7s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar", "T=f64 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m2__scalar", "T=f64 layout=nchw filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_FIRST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f64_nchw_k7x7s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m2__scalar", "T=f64 layout=nhwc filter=1x1 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 1, 1, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k1x1s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m2__scalar", "T=f64 layout=nhwc filter=1x1 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 1, 1, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k1x1s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar", "T=f64 layout=nhwc filter=3x3 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k3x3s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m2__scalar", "T=f64 layout=nhwc filter=3x3 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 3, 3, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k3x3s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m2__scalar", "T=f64 layout=nhwc filter=5x5 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k5x5s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m2__scalar", "T=f64 layout=nhwc filter=5x5 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 5, 5, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k5x5s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m1__scalar", "T=f64 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m2__scalar", "T=f64 layout=nhwc filter=7x7 strides=1x1 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 7, 7, 1, 1, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k7x7s1x1d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m1__scalar", "T=f64 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=1 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 1 }, kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m1__scalar, kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m1__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m2__scalar", "T=f64 layout=nhwc filter=7x7 strides=2x2 dilations=1x1 multiplier=2 isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 0, { KF_DOUBLE, KFI_CHANNELS_LAST, 7, 7, 2, 2, 1, 1, 2 }, kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m2__scalar, kfg_dwbpi_f64_nhwc_k7x7s2x2d1x1m2__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_bf16_generic__scalar", "T=bf16 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 1, { KF_BFLOAT16, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpi_bf16_generic__scalar, kfg_dwbpi_bf16_generic__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f16_generic__scalar", "T=f16 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 1, { KF_HALF, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpi_f16_generic__scalar, kfg_dwbpi_f16_generic__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f32_generic__scalar", "T=f32 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 1, { KF_FLOAT, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpi_f32_generic__scalar, kfg_dwbpi_f32_generic__scalar_scratch, 1, { { "W", 8 } } },
+  { "kfg_dwbpi_f64_generic__scalar", "T=f64 layout=any filter=any strides=any dilations=any multiplier=any isa=scalar", KFG_FAMILY_DWBPI, KFI_ISA_SCALAR, 1, { KF_DOUBLE, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY, KFI_ANY }, kfg_dwbpi_f64_generic__scalar, kfg_dwbpi_f64_generic__scalar_scratch, 1, { { "W", 8 } } },
+  { NULL, NULL, 0, 0, 0, { 0 }, NULL, NULL, 0, { { NULL, 0 } } } /* end */
 };
 const int kfg_registry_count = (int)(sizeof kfg_registry / sizeof kfg_registry[0]) - 1;

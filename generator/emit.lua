@@ -158,7 +158,11 @@ function M.ops_source(families, specs, attrs)
       local function tensors(list, what)
         o[#o + 1] = string.format("static const kfi_tensor_def %s_%s[] = {\n", id, what)
         for _, t in ipairs(list) do
-          o[#o + 1] = string.format("  { %s, %s },\n", cstr(t.name), cstr(t.type))
+          local alias = -1
+          for k, x in ipairs(op.inputs) do
+            if x.name == t.in_place_of then alias = k - 1 end
+          end
+          o[#o + 1] = string.format("  { %s, %s, %d },\n", cstr(t.name), cstr(t.type), alias)
         end
         o[#o + 1] = "};\n"
       end
@@ -252,12 +256,23 @@ function M.registry_source(kernels, set_file)
       "size_t %s_scratch(const void *args);\n", k.name, k.name))
   end
   o[#o + 1] = "\nconst kfi_kernel kfg_registry[] = {\n"
+  local dtypes = require "dtypes"
   for _, k in ipairs(kernels) do
-    o[#o + 1] = guarded(k, string.format("  { %s, %s, KFG_FAMILY_%s, %s, %d, { %s }, %s, %s_scratch },\n",
+    -- lanes: vector bytes over the accumulation type's (double for f64)
+    local d = k.values.T and dtypes[k.values.T]
+    local lanes = math.max(1, k.isa_def.vbytes // ((d and d.acc == "double") and 8 or 4))
+    local blocks = {}
+    for _, dim in ipairs(require("schema").sorted_keys(k.spec.blocks or {})) do
+      local pname = k.spec.blocks[dim]
+      local w = (k.knobs and k.knobs[pname]) or k.spec.params[pname]
+      blocks[#blocks + 1] = string.format("{ %s, %d }", cstr(dim), w)
+    end
+    if #blocks == 0 then blocks[1] = "{ NULL, 0 }" end
+    o[#o + 1] = guarded(k, string.format("  { %s, %s, KFG_FAMILY_%s, %s, %d, { %s }, %s, %s_scratch, %d, { %s } },\n",
       cstr(k.name), cstr(k.config .. " isa=" .. k.isa), upper(k.family), k.isa_def.bit,
-      k.kind == "generic" and 1 or 0, table.concat(k.key, ", "), k.name, k.name))
+      k.kind == "generic" and 1 or 0, table.concat(k.key, ", "), k.name, k.name, lanes, table.concat(blocks, ", ")))
   end
-  o[#o + 1] = "  { NULL, NULL, 0, 0, 0, { 0 }, NULL, NULL } /* end */\n};\n"
+  o[#o + 1] = "  { NULL, NULL, 0, 0, 0, { 0 }, NULL, NULL, 0, { { NULL, 0 } } } /* end */\n};\n"
   o[#o + 1] = "const int kfg_registry_count = (int)(sizeof kfg_registry / sizeof kfg_registry[0]) - 1;\n"
   return table.concat(o)
 end
@@ -265,8 +280,8 @@ end
 -- The instance table of a per-model set (tools/model/kfm.h): what the model
 -- calls, in order, with the kernel each call must get.
 function M.model_source(model, resolved, specs, target, file, subst)
-  local tdt = { half = "KF_HALF", bfloat16 = "KF_BFLOAT16", float = "KF_FLOAT", double = "KF_DOUBLE",
-                int32 = "KF_INT32" }
+  local tdt = { int32 = "KF_INT32" } -- TF type name -> C constant; the float types from generator/dtypes.lua
+  for _, d in pairs(require("dtypes")) do tdt[d.tf] = d.c end
   local o = { banner("kfg_model.c -- the op instances of model " .. model.name .. " (target " .. target.name .. ").",
     file), '#include "kfm.h"\n\n' }
   local rows = {}

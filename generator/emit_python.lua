@@ -233,6 +233,68 @@ end
 
 -- The two files: { path = "python/_ops.py", text = ... }, { path = "python/raw_ops.py", ... }.
 -- Returns nil, message when a spec name cannot be a Python keyword argument.
+-- ctypes of C scalar types (after const is dropped); pointers are handled apart.
+local CTYPES = { void = "None", int = "ctypes.c_int", unsigned = "ctypes.c_uint", size_t = "ctypes.c_size_t",
+  float = "ctypes.c_float", double = "ctypes.c_double", uint16_t = "ctypes.c_uint16", int32_t = "ctypes.c_int32",
+  uint32_t = "ctypes.c_uint32", int64_t = "ctypes.c_int64" }
+
+-- The ctypes type of a C declaration's type (a parameter without its name,
+-- or a return type). structs: typedef struct names (never by value).
+local function ctype_of(decl, structs, where)
+  local t = decl:gsub("%f[%w_]const%f[^%w_]", ""):gsub("%s+", " "):gsub("^ ", ""):gsub(" $", "")
+  if t:match("%*") then
+    return t:gsub(" ?%*", "") == "char" and not t:match("%*.*%*") and "ctypes.c_char_p" or "ctypes.c_void_p"
+  end
+  if CTYPES[t] then return CTYPES[t] end
+  if t:match("^kf_[%w_]+$") and not structs[t] then return "ctypes.c_int" end -- an enum
+  return nil, string.format("runtime/kforge.h: %s: no ctypes mapping for %q (a struct by value?)", where, t)
+end
+
+-- python/_capi.py: the ctypes signature of every function runtime/kforge.h
+-- declares, read from the header itself (header: its text; extra: more C
+-- text whose struct typedefs count, the generated kforge_ops.h), so the
+-- Python package never copies a prototype by hand.
+function M.capi(header, extra)
+  local text = header:gsub("/%*.-%*/", " "):gsub("#ifdef __cplusplus.-#endif", " "):gsub("//[^\n]*", " ")
+  text = text:gsub("#[^\n]*", " ")
+  local structs = {}
+  for _, src in ipairs({ header, extra or "" }) do
+    for name in src:gmatch("typedef%s+struct%s+[%w_]*%s*%b{}%s*([%w_]+)%s*;") do structs[name] = true end
+  end
+  local rows = {}
+  -- file-scope declarations: drop bodies of typedefs first
+  local flat = text:gsub("%b{}", ";")
+  for decl in flat:gmatch("[^;]+") do
+    local ret, name, params = decl:match("^%s*([%w_%s%*]-)%s*%f[%w_](kf_[%w_]+)%s*(%b())%s*$")
+    if ret and not decl:match("typedef") then
+      local r, err = ctype_of(ret, structs, name)
+      if not r then return nil, err end
+      local args = {}
+      local inner = params:sub(2, -2)
+      if inner:match("^%s*void%s*$") or inner:match("^%s*$") then inner = "" end
+      for p in inner:gmatch("[^,]+") do
+        local arr = p:match("%[.-%]")
+        p = p:gsub("%[.-%]", "")
+        local ty = p:gsub("[%w_]+%s*$", "")      -- drop the parameter's name
+        if arr then ty = ty .. "*" end
+        local a, aerr = ctype_of(ty, structs, name)
+        if not a then return nil, aerr end
+        args[#args + 1] = a
+      end
+      rows[#rows + 1] = string.format("    (%s, %s, [%s]),\n", pystr(name), r, table.concat(args, ", "))
+    end
+  end
+  if #rows == 0 then return nil, "runtime/kforge.h: no function declarations found" end
+  return "# _capi.py -- the ctypes signatures of runtime/kforge.h's functions, read from the\n" ..
+    "# header by generator/kforge-gen.lua (emit_python.lua). Do not edit. Pointers to kforge's\n" ..
+    "# structs are c_void_p: kforge/_runtime.py passes addresses (and checks its struct\n" ..
+    "# mirrors' sizes against the library at import).\n" ..
+    '"""ctypes signatures of kforge.h (generated)."""\n' ..
+    "import ctypes\n\n" ..
+    "#: (name, restype, argtypes) of every function kforge.h declares, in its order.\n" ..
+    "SIGNATURES = [\n" .. table.concat(rows) .. "]\n"
+end
+
 function M.files(families, specs)
   local names = {}
   for _, f in ipairs(families) do

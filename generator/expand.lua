@@ -239,6 +239,10 @@ function M.params(k, dtypes)
   p.ISA_RANK = k.isa_def.rank
   p.ISA_LANES = k.isa_def.lanes -- float lanes of a vector (1: scalar)
   p.ISA_VREGS = k.isa_def.vregs -- vector registers the templates budget for
+  p.ISA_VBYTES = k.isa_def.vbytes -- bytes of a vector
+  p.ISA_MASKS = k.isa_def.masks -- lane masks are cheap (masked vector rows)
+  p.ISA_SWEEP = k.isa_def.sweep -- batch norm's whole-row cache sweep pays off
+  p.ISA_SIMD = k.isa_def.simd -- the SIMD layer: runtime/kfi_simd_<ISA_SIMD>.h
   if k.values.T then
     local d = dtypes[k.values.T]
     p.ctype, p.tf_type, p.acc = d.ctype, d.tf, d.acc

@@ -157,7 +157,13 @@ do
   if not ok then fail(verr) end
 end
 local isas = {}
-for _, d in ipairs(isa_list) do isas[d.name] = d end
+for i, d in ipairs(isa_list) do
+  isas[d.name] = d
+  if d.vbytes ~= d.lanes * 4 then -- lanes count floats
+    fail(string.format("%s: field '[%d].vbytes': %d is not lanes x 4 (%d)", rel("specs/isas.lua"), i, d.vbytes,
+      d.lanes * 4))
+  end
+end
 deps[#deps + 1] = rel("specs/isas.lua")
 
 -- 2. Configurations.
@@ -310,9 +316,19 @@ if the_model then
                         text = emit.model_source(the_model, resolved, specs, target, set_name, expand.subst) }
 end
 if not the_model then -- the Python package's op layer (python/kforge/_runtime.py runs it)
-  local py, perr = require("emit_python").files(families, specs)
+  local emit_python = require("emit_python")
+  local py, perr = emit_python.files(families, specs)
   if not py then fail(perr) end
   for _, f in ipairs(py) do files[#files + 1] = f end
+  -- its ctypes table, from the public header itself
+  local hdr = output.read(rel("runtime/kforge.h"))
+  if not hdr then fail("cannot read runtime/kforge.h") end
+  deps[#deps + 1] = rel("runtime/kforge.h")
+  local ops_h
+  for _, f in ipairs(files) do if f.path == "kforge_ops.h" then ops_h = f.text end end
+  local capi, cerr = emit_python.capi(hdr, ops_h)
+  if not capi then fail(cerr) end
+  files[#files + 1] = { path = "python/_capi.py", text = capi }
   -- the TensorFlow custom-op library's op table (python/kforge/tf/kforge_tf.c)
   local tf, terr = require("emit_tf").files(families, specs, attrs_spec)
   if not tf then fail(terr) end

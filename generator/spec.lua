@@ -4,6 +4,7 @@
 -- below plus cross-references, so errors name the file and the field.
 
 local schema = require "schema"
+local dtypes = require "dtypes"
 
 local M = {}
 
@@ -13,8 +14,12 @@ local path = { pattern = "^[%w_][%w_/]*%.[%w]+$" }
 
 local tensor = {
   -- range: the values tools draw random inputs from (default [-1, 1)): a
-  -- variance must be positive
-  record = { name = ident, type = "string", doc = "string", range = { list = "number", min = 2 } },
+  -- variance must be positive. in_place_of (outputs only): the input whose
+  -- buffer this output may be, exactly (every kernel of the op reads each
+  -- element of that input before it writes the output's; kf_execute,
+  -- the TF ops and the model planner rely on it).
+  record = { name = ident, type = "string", doc = "string", range = { list = "number", min = 2 },
+             in_place_of = ident },
   required = { "name", "type" },
 }
 
@@ -99,6 +104,9 @@ M.op_schema = {
       record = { runtime = { list = path, min = 1 }, bench = { list = path }, bench_py = { list = path } },
       required = { "runtime" },
     },
+    -- Block widths as kernel metadata (kf_kernel_block): dimension name ->
+    -- the param or knob that sets it, e.g. { W = "PIX" }.
+    blocks = { map = ident },
   },
   required = { "family", "summary", "ops", "rules", "axes", "kernels" },
 }
@@ -138,9 +146,10 @@ M.isa_schema = {
     record = {
       name = ident, rank = "integer", bit = { pattern = "^KFI_ISA_[%u%d_]+$" }, guard = "string",
       target = "string", header = "string", doc = "string",
-      lanes = "integer", vregs = "integer",
+      lanes = "integer", vregs = "integer", vbytes = "integer", masks = "boolean", sweep = "boolean",
+      simd = ident,
     },
-    required = { "name", "rank", "bit", "guard", "lanes", "vregs" },
+    required = { "name", "rank", "bit", "guard", "lanes", "vregs", "vbytes", "masks", "sweep", "simd" },
   },
   min = 1,
 }
@@ -214,9 +223,40 @@ local function cross_check(s, file)
   ok, err = dup_check(s.rules, "id", "rules", file); if not ok then return ok, err end
   ok, err = dup_check(s.axes, "name", "axes", file); if not ok then return ok, err end
   ok, err = dup_check(s.kernels, "kind", "kernels", file); if not ok then return ok, err end
+  for _, dim in ipairs(schema.sorted_keys(s.blocks or {})) do
+    if type((s.params or {})[s.blocks[dim]]) ~= "number" then
+      return false, string.format("%s: field 'blocks.%s': %q is not a numeric param of the family", file, dim,
+        s.blocks[dim])
+    end
+  end
+  for i, op in ipairs(s.ops) do
+    for j, t in ipairs(op.inputs) do
+      if t.in_place_of then
+        return false, string.format("%s: field 'ops[%d].inputs[%d].in_place_of': only outputs may alias", file, i, j)
+      end
+    end
+    for j, t in ipairs(op.outputs) do
+      if t.in_place_of then
+        local found
+        for _, x in ipairs(op.inputs) do
+          if x.name == t.in_place_of then found = x end
+        end
+        if not found or found.type ~= t.type then
+          return false, string.format("%s: field 'ops[%d].outputs[%d].in_place_of': %q is not an input of type %s",
+            file, i, j, t.in_place_of, t.type)
+        end
+      end
+    end
+  end
   local axes = {}
   for i, a in ipairs(s.axes) do
     axes[a.name] = a
+    if a.name == "T" then -- dtype tags: their C constants are generator/dtypes.lua's
+      a.c = a.c or {}
+      for _, v in ipairs(a.values) do
+        if type(v) == "string" and dtypes[v] and not a.c[v] then a.c[v] = dtypes[v].c end
+      end
+    end
     for j, v in ipairs(a.values) do
       if type(v) == "string" and not (a.c and a.c[v]) then
         return false, string.format("%s: field 'axes[%d].c': missing the C constant of value %q (axes[%d].values[%d])",

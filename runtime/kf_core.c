@@ -159,6 +159,11 @@ const char *kf_op_output_name(kf_op op, int i) {
   return d && i >= 0 && i < d->num_outputs ? d->outputs[i].name : NULL;
 }
 
+int kf_op_output_in_place_of(kf_op op, int i) {
+  const kfi_op_def *d = kfi_op_def_of(op);
+  return d && i >= 0 && i < d->num_outputs ? d->outputs[i].in_place_of : -1;
+}
+
 int kf_op_num_attrs(kf_op op) {
   const kfi_op_def *d = kfi_op_def_of(op);
   return d ? d->num_attrs : 0;

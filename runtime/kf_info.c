@@ -53,6 +53,16 @@ kf_status kf_kernel_info_of(int i, kf_kernel_info *info) {
   return KF_OK;
 }
 
+int kf_kernel_lanes(int i) { return i >= 0 && i < kfg_registry_count ? kfg_registry[i].lanes : 0; }
+
+int kf_kernel_block(int i, const char *dim) {
+  int b;
+  if (i < 0 || i >= kfg_registry_count || !dim) return 0;
+  for (b = 0; b < KFI_MAX_BLOCKS && kfg_registry[i].blocks[b].dim; b++)
+    if (strcmp(kfg_registry[i].blocks[b].dim, dim) == 0) return kfg_registry[i].blocks[b].width;
+  return 0;
+}
+
 int kf_plan_kernel_index(const kf_plan *plan) {
   const kfi_plan *p = kfi_plan_of(plan);
   return p && p->kernel ? (int)(p->kernel - kfg_registry) : -1;

@@ -17,7 +17,9 @@
 /* ---- tables generated from specs/ (kfg_ops.c) ---- */
 typedef enum { KFI_ATTR_TYPE, KFI_ATTR_FLOAT, KFI_ATTR_BOOL, KFI_ATTR_STRING, KFI_ATTR_INT_LIST } kfi_attr_kind;
 
-typedef struct kfi_tensor_def { const char *name, *type; } kfi_tensor_def;
+/* in_place_of: outputs only, the input whose buffer the output may be
+   (the spec's in_place_of), -1 if none. */
+typedef struct kfi_tensor_def { const char *name, *type; int in_place_of; } kfi_tensor_def;
 /* Where an attr lives in kf_attrs (specs/attrs.lua): size 0 = not stored. */
 typedef struct kfi_attr_field {
   size_t offset;                 /* of the value (a list: of its first element) */
@@ -70,6 +72,10 @@ extern const kfi_family_def kfg_families[KFG_FAMILY_COUNT];
 extern const kfi_rule kfg_rules[KFG_RULE_COUNT];
 
 /* ---- the kernel set's registry (kfg_registry.c), in selection order ---- */
+/* A register or work block of a kernel: its width along a dimension of the
+   problem (the spec's `blocks`, e.g. W = PIX output pixels). */
+typedef struct kfi_block { const char *dim; int width; } kfi_block;
+#define KFI_MAX_BLOCKS 2
 typedef struct kfi_kernel {
   const char *name;
   const char *config;
@@ -79,6 +85,8 @@ typedef struct kfi_kernel {
   int32_t key[KFG_MAX_KEY];    /* one slot per axis, KFI_ANY = any */
   void (*run)(const void *args, const kfi_par *par);
   size_t (*scratch)(const void *args);
+  int lanes;                   /* elements of its accumulation type per vector (1: scalar) */
+  kfi_block blocks[KFI_MAX_BLOCKS]; /* dim NULL: no more */
 } kfi_kernel;
 
 extern const kfi_kernel kfg_registry[];

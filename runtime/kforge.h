@@ -86,6 +86,9 @@ int kf_op_num_inputs(kf_op op);
 int kf_op_num_outputs(kf_op op);
 const char *kf_op_input_name(kf_op op, int i);
 const char *kf_op_output_name(kf_op op, int i);
+/* The input whose buffer output i may be, exactly (the same pointer), or
+   -1: the op spec's in_place_of (kf_execute says what it guarantees). */
+int kf_op_output_in_place_of(kf_op op, int i);
 /* The op's attributes in TF order, and their defaults in text form
    (NULL when the attr has no default and must be set). */
 int kf_op_num_attrs(kf_op op);
@@ -158,7 +161,7 @@ const char *kf_plan_kernel_name(const kf_plan *plan);
    be NULL). The depthwise op's input_sizes was read at plan time (from its
    descriptor's host_data), so its pointer here is ignored. scratch may be NULL if kf_plan_scratch_bytes is 0.
    Outputs must not overlap inputs, other outputs or scratch, with one
-   exception: a batch-norm gradient's (FusedBatchNormGrad{,V2,V3})
+   exception (kf_op_output_in_place_of): a batch-norm gradient's (FusedBatchNormGrad{,V2,V3})
    x_backprop, outputs[0], may be exactly y_backprop's buffer, inputs[0]
    (the same pointer; they have the same shape and dtype): the result is
    bitwise the same as with separate buffers, for every kernel and thread
@@ -226,6 +229,14 @@ typedef struct kf_kernel_info {
 
 /* Kernel i (0 <= i < kf_kernel_count()). */
 kf_status kf_kernel_info_of(int i, kf_kernel_info *info);
+/* Kernel i's vector length: elements of its accumulation type (float, or
+   double for f64) per vector of its ISA; 1 for scalar kernels; 0 past the
+   end. Tests derive edge cases from it (C at lanes - 1, lanes, lanes + 1). */
+int kf_kernel_lanes(int i);
+/* The width of kernel i's block along dim ("W": output pixels of a register
+   block, "rows", "pixels": of a partial sum), as its op spec's `blocks` name
+   them; 0 if it has none along dim. */
+int kf_kernel_block(int i, const char *dim);
 /* The kernel a plan runs: its index, or -1 when the plan computes nothing
    (an empty output) or is not valid. */
 int kf_plan_kernel_index(const kf_plan *plan);

@@ -19,6 +19,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 import ml_dtypes
 import numpy as np
 
+from . import _capi
 from ._native import lib
 
 __all__ = ["KforgeError", "Plan", "plan", "last_kernel", "last_plan", "kernels", "cache_info", "clear_cache",
@@ -73,42 +74,20 @@ class _Threads(ctypes.Structure):
 
 
 _P = ctypes.c_void_p
+# kforge.h's functions: their signatures are generated from the header
+# (generated/python/_capi.py); the pool's (python/src/kfpy_pool.h) are here.
 _sig = [
     ("kfpy_sizeof", ctypes.c_size_t, [ctypes.c_int]),
     ("kfpy_alignof", ctypes.c_size_t, [ctypes.c_int]),
     ("kfpy_pool_create", _P, [ctypes.c_int]),
     ("kfpy_pool_destroy", None, [_P]),
     ("kfpy_pool_threads", _P, [_P]),
-    ("kf_status_name", ctypes.c_char_p, [ctypes.c_int]),
-    ("kf_dtype_name", ctypes.c_char_p, [ctypes.c_int]),
-    ("kf_dtype_from_name", ctypes.c_int, [ctypes.c_char_p]),
-    ("kf_op_from_name", ctypes.c_int, [ctypes.c_char_p]),
-    ("kf_op_num_inputs", ctypes.c_int, [ctypes.c_int]),
-    ("kf_op_num_outputs", ctypes.c_int, [ctypes.c_int]),
-    ("kf_op_input_name", ctypes.c_char_p, [ctypes.c_int, ctypes.c_int]),
-    ("kf_op_output_name", ctypes.c_char_p, [ctypes.c_int, ctypes.c_int]),
-    ("kf_op_num_attrs", ctypes.c_int, [ctypes.c_int]),
-    ("kf_op_attr_name", ctypes.c_char_p, [ctypes.c_int, ctypes.c_int]),
-    ("kf_attrs_init", None, [ctypes.c_int, _P]),
-    ("kf_attrs_set", ctypes.c_int, [ctypes.c_int, _P, ctypes.c_char_p, ctypes.c_char_p, _P]),
-    ("kf_plan_op", ctypes.c_int, [_P, ctypes.c_int, _P, _P, ctypes.c_int, _P, _P]),
-    ("kf_plan_num_outputs", ctypes.c_int, [_P]),
-    ("kf_plan_output_desc", ctypes.POINTER(_TensorDesc), [_P]),
-    ("kf_plan_scratch_bytes", ctypes.c_size_t, [_P]),
-    ("kf_plan_kernel_name", ctypes.c_char_p, [_P]),
-    ("kf_plan_kernel_index", ctypes.c_int, [_P]),
-    ("kf_plan_key", ctypes.c_int, [_P, _P]),
-    ("kf_execute", ctypes.c_int, [_P, _P, _P, _P, ctypes.c_size_t, _P]),
-    ("kf_kernel_count", ctypes.c_int, []),
-    ("kf_kernel_info_of", ctypes.c_int, [ctypes.c_int, _P]),
-    ("kf_isa_name", ctypes.c_char_p, [ctypes.c_uint]),
-    ("kf_cpu_isas", ctypes.c_uint, []),
-]
+] + _capi.SIGNATURES
 for _name, _res, _args in _sig:
     _f = getattr(lib, _name)
     _f.restype = _res
     _f.argtypes = _args
-lib.kf_plan_output_desc.argtypes = [_P, ctypes.c_int]
+lib.kf_plan_output_desc.restype = ctypes.POINTER(_TensorDesc)
 
 for _i, _cls in ((2, _TensorDesc), (3, _Error), (4, _PlanOptions), (5, _KernelInfo), (6, _Threads)):
     if (lib.kfpy_sizeof(_i), lib.kfpy_alignof(_i)) != (ctypes.sizeof(_cls), ctypes.alignment(_cls)):

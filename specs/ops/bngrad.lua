@@ -10,8 +10,10 @@ local fmt2d = { name = "data_format", kind = "string", default = "NHWC", allowed
 local fmt3d = { name = "data_format", kind = "string", default = "NHWC",
                 allowed = { "NHWC", "NCHW", "NDHWC", "NCDHW" } }
 
+-- x_backprop may be y_backprop's buffer: every kernel (templates/bngrad,
+-- the generic one too) reads dy[e] and x[e] before it writes dx[e].
 local grads = {
-  { name = "x_backprop", type = "T" },
+  { name = "x_backprop", type = "T", in_place_of = "y_backprop" },
   { name = "scale_backprop", type = "U" },
   { name = "offset_backprop", type = "U" },
 }
@@ -96,8 +98,7 @@ return {
   -- Specialization axes. The 5-D layouts are the 4-D ones with the spatial
   -- dims merged (TF does the same view), so rank is not a code axis.
   axes = {
-    { name = "T", values = { "f16", "bf16", "f32" },
-      c = { f16 = "KF_HALF", bf16 = "KF_BFLOAT16", f32 = "KF_FLOAT" } },
+    { name = "T", values = { "f16", "bf16", "f32" } }, -- C constants: generator/dtypes.lua
     { name = "layout", values = { "nhwc", "nchw" },
       c = { nhwc = "KFI_CHANNELS_LAST", nchw = "KFI_CHANNELS_FIRST" },
       doc = "nhwc: NHWC and NDHWC; nchw: NCHW and NCDHW" },
@@ -117,6 +118,7 @@ return {
       doc = "any layout and mode through runtime strides; the fallback" },
   },
 
+  blocks = { rows = "BLOCK" }, -- kernel metadata: rows per partial sum (tests aim at it)
   params = {
     BLOCK = 256,        -- rows (channels last) or vector pairs (channels first) per partial sum
     L1_ELEMS = 4096,    -- pass-1 sub-block (channels last): rows of at most this many elements

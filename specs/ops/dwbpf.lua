@@ -81,8 +81,7 @@ return {
   -- Specialization axes (as dwbpi's). Padding is not an axis: every kernel
   -- takes the top/left padding as a run-time value.
   axes = {
-    { name = "T", values = { "f16", "bf16", "f32", "f64" },
-      c = { f16 = "KF_HALF", bf16 = "KF_BFLOAT16", f32 = "KF_FLOAT", f64 = "KF_DOUBLE" } },
+    { name = "T", values = { "f16", "bf16", "f32", "f64" } }, -- C constants: generator/dtypes.lua
     { name = "layout", values = { "nhwc", "nchw" },
       c = { nhwc = "KFI_CHANNELS_LAST", nchw = "KFI_CHANNELS_FIRST" } },
     { name = "kh", values = { 1, 2, 3, 4, 5, 6, 7 }, doc = "filter rows" },
@@ -115,6 +114,7 @@ return {
   -- in registers; a task sums whole pieces (about TASKWORK multiply-adds)
   -- into its own partial filter; after the one parallel round the calling
   -- thread reduces the partials in a fixed pairwise tree. All of it depends on the shapes only, never on the thread count.
+  blocks = { pixels = "PIECE" }, -- kernel metadata: output pixels per piece (tests aim at it)
   params = {
     PIECE = 128,        -- output pixels per piece: the longest running float sum
     TASKWORK = 262144,  -- multiply-adds per task (at least one piece)

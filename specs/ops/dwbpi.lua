@@ -78,8 +78,7 @@ return {
   -- top/left padding as a run-time value, so each specialization serves
   -- SAME, VALID and EXPLICIT alike.
   axes = {
-    { name = "T", values = { "f16", "bf16", "f32", "f64" },
-      c = { f16 = "KF_HALF", bf16 = "KF_BFLOAT16", f32 = "KF_FLOAT", f64 = "KF_DOUBLE" } },
+    { name = "T", values = { "f16", "bf16", "f32", "f64" } }, -- C constants: generator/dtypes.lua
     { name = "layout", values = { "nhwc", "nchw" },
       c = { nhwc = "KFI_CHANNELS_LAST", nchw = "KFI_CHANNELS_FIRST" } },
     { name = "kh", values = { 1, 2, 3, 4, 5, 6, 7 }, doc = "filter rows" },
@@ -109,6 +108,7 @@ return {
       doc = "any configuration; the fallback" },
   },
 
+  blocks = { W = "PIX" }, -- kernel metadata: output pixels per register block (tests aim at it)
   params = {
     PIX = 8,            -- SIMD kernels: at most this many output pixels per register block
     TASK = 16384,       -- outputs per task (a block of rows): the thread work grain

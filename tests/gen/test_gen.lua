@@ -325,6 +325,8 @@ return {
 }
 ]])
 writef(TOY .. "/specs/runtime.lua", readf("specs/runtime.lua"))
+-- the public header: the Python package's ctypes table (python/_capi.py) is read from it
+writef(TOY .. "/runtime/kforge.h", readf("runtime/kforge.h"))
 writef(TOY .. "/specs/ops/toy.lua", TOY_SPEC)
 writef(TOY .. "/specs/sets/toy.lua", TOY_SET)
 writef(TOY .. "/templates/toy/spec.c.in", TOY_SPEC_TPL)
@@ -358,7 +360,7 @@ local TOY_KERNELS = { "kfg_toy_f32_generic__scalar", "kfg_toy_f32_k1x1__scalar",
   "kfg_toy_f64_k1x1__scalar", "kfg_toy_f64_k3x3__scalar" }
 
 local TOY_TABLES = { "bench.ninja", "kfg_bench.h", "kfg_ops.c", "kfg_planners.h", "kfg_registry.c", "kfg_spec.h",
-  "kforge_ops.h", "sources.ninja", "python/_ops.py", "python/raw_ops.py",
+  "kforge_ops.h", "sources.ninja", "python/_capi.py", "python/_ops.py", "python/raw_ops.py",
   "tf/kfg_tf_ops.h" }
 try("output: the files are FILES, the tables (ops, registry, public ops header, planners, build lists) and one file per kernel",
   function()
@@ -593,8 +595,17 @@ bad_case("spec: wrong type (summary a number)", function(r)
 end, { "specs/ops/toy.lua: field 'summary': expected string, got 42" })
 
 bad_case("spec: a string axis value without its C constant", function(r)
-  edit(r .. SPEC, 'c = { f32 = "KF_FLOAT", f64 = "KF_DOUBLE" }', 'c = { f32 = "KF_FLOAT" }')
-end, { "specs/ops/toy.lua: field 'axes[1].c': missing the C constant of value \"f64\"" })
+  edit(r .. SPEC, '{ name = "kw", values = { 1, 2, 3 } },', '{ name = "kw", values = { 1, 2, 3 } }, { name = "v", values = { "a" } },')
+end, { "specs/ops/toy.lua: field 'axes[4].c': missing the C constant of value \"a\"" })
+
+try("spec: a T axis without C constants takes them from generator/dtypes.lua", function()
+  local root = copy_root(TOY)
+  edit(root .. SPEC, ', c = { f32 = "KF_FLOAT", f64 = "KF_DOUBLE" }', "")
+  local out = TMP .. "/tdtypes"
+  local m, rc = gen(root, out)
+  local reg = readf(out .. "/kfg_registry.c") or ""
+  return rc == 0 and has(reg, "{ KF_DOUBLE, 3, 3 }") and has(reg, "{ KF_FLOAT, 1, 1 }"), m .. reg
+end)
 
 bad_case("spec: a kernel kind using an axis not in the spec", function(r)
   edit(r .. SPEC, 'axes = { "T", "kh", "kw" }', 'axes = { "T", "kh", "kz" }')
@@ -759,7 +770,7 @@ try("write-if-changed: a second run into the same dir rewrites nothing", functio
   run("sleep 1; touch " .. q(stamp) .. "; sleep 1")
   local m2, r2 = gen(TOY, out)
   local newer = run("find " .. q(out) .. " -newer " .. q(stamp))
-  return r1 == 0 and r2 == 0 and has(m1, ", 17 files, 17 written to") and has(m2, ", 0 written to") and newer == "",
+  return r1 == 0 and r2 == 0 and has(m1, ", 18 files, 18 written to") and has(m2, ", 0 written to") and newer == "",
     m1 .. m2 .. "newer: " .. newer
 end)
 
@@ -813,7 +824,7 @@ try("depfile: lists exactly the manifest, spec, families.lua, templates and gene
   table.sort(got)
   local want = { TOY .. SET, TOY .. SPEC, TOY .. "/specs/families.lua", TOY .. "/specs/isas.lua",
     TOY .. "/specs/attrs.lua", TOY .. "/specs/runtime.lua", TOY .. SPEC_TPL,
-    TOY .. "/templates/toy/generic.c.in" }
+    TOY .. "/templates/toy/generic.c.in", TOY .. "/runtime/kforge.h" }
   for _, m in ipairs({ "kforge-gen", "spec", "schema", "template", "expand", "emit", "output", "dtypes", "model",
                        "tuning", "emit_python", "emit_tf" }) do
     want[#want + 1] = TOY .. "/generator/" .. m .. ".lua"
@@ -835,8 +846,9 @@ end)
 
 local REAL = TMP .. "/real"
 do
-  local out, rc = run("mkdir -p " .. q(REAL) .. " && cp -r specs templates generator " .. q(REAL .. "/"))
-  check("setup: copy of specs/, templates/, generator/", rc == 0, out)
+  local out, rc = run("mkdir -p " .. q(REAL .. "/runtime") .. " && cp -r specs templates generator " .. q(REAL .. "/") ..
+    " && cp runtime/kforge.h " .. q(REAL .. "/runtime/"))
+  check("setup: copy of specs/, templates/, generator/, runtime/kforge.h", rc == 0, out)
 end
 
 local A, B = TMP .. "/det_a", TMP .. "/det_b"

@@ -26,12 +26,15 @@
 
 #include "plan.h"
 
-static int is_bn(const kfm_run *r) { return strncmp(kf_op_name(r->op), "FusedBatchNormGrad", 18) == 0; }
-
-static int is_dw(const kfm_run *r) {
-  const char *o = kf_op_name(r->op);
-  return strcmp(o, "DepthwiseConv2dNativeBackpropInput") == 0 || strcmp(o, "DepthwiseConv2dNativeBackpropFilter") == 0;
+/* Ops by their family (the generated op table's metadata), never by name. */
+static int in_family(const kfm_run *r, const char *family) {
+  const char *f = kf_op_family(r->op);
+  return f && strcmp(f, family) == 0;
 }
+
+static int is_bn(const kfm_run *r) { return in_family(r, "bngrad"); }
+
+static int is_dw(const kfm_run *r) { return in_family(r, "dwbpi") || in_family(r, "dwbpf"); }
 
 static int input_named(const kfm_run *r, const char *name) {
   int j;
@@ -58,7 +61,7 @@ static int same_desc(const kf_tensor_desc *a, const kf_tensor_desc *b) {
 /* The layer of a depthwise gradient instance: its name less "/filter". */
 static size_t layer_len(const char *name, const kfm_run *r) {
   size_t n = strlen(name);
-  if (strcmp(kf_op_name(r->op), "DepthwiseConv2dNativeBackpropFilter") == 0 && n > 7 &&
+  if (in_family(r, "dwbpf") && n > 7 &&
       strcmp(name + n - 7, "/filter") == 0)
     n -= 7;
   return n;
@@ -116,12 +119,11 @@ int kfm_plan_step(const kfm_run *d, int n, int allow_inplace, kfm_call_plan *cal
       in_t[i][j] = nt++;
     }
     for (j = 0; j < d[i].num_outputs; j++) {
-      int y = input_named(&d[i], "y_backprop");
-      /* In place: every batch-norm gradient kernel (templates/bngrad, the
-         generic one too) reads dy[e] and x[e] before it writes dx[e], and
-         nothing else writes dx; y_backprop must be external (read by no
-         later call) and of x_backprop's size. */
-      if (allow_inplace && is_bn(&d[i]) && j == output_named(&d[i], "x_backprop") && y >= 0 && c->from[y] < 0 &&
+      int y = kf_op_output_in_place_of(d[i].op, j);
+      /* In place where the op's spec allows it (in_place_of: the batch-norm
+         gradients' x_backprop over y_backprop; kf_execute); the input must
+         be external (read by no later call) and of the output's size. */
+      if (allow_inplace && y >= 0 && y < d[i].num_inputs && c->from[y] < 0 &&
           same_desc(&d[i].in_desc[y], d[i].out_desc[j])) {
         out_t[i][j] = in_t[i][y];
         rep->inplace++;

@@ -148,22 +148,9 @@ KFT_EXPORT long long kforge_tf_forward_stats(void) {
 }
 
 /* The input whose buffer output 0 may take (TF_ForwardInputOrAllocateOutput),
-   or -1. Only the batch-norm gradients: kforge.h guarantees that their
-   x_backprop may be exactly y_backprop's buffer (every bngrad kernel reads
-   dy[e] and x[e] before it writes dx[e], and writes nothing else there);
-   the depthwise gradients read neighbouring elements, so never. An explicit
-   list keyed on kf_op, like shape_fn_of, rather than a field of the
-   generated op table (kfg_tf_ops.h): a property of the kernels' memory
-   access, not of TF's op def, for three ops; a spec field would mean
-   schema, generator and generated/ changes for one bit. */
-static int forward_input_of(kf_op op) {
-  switch (op) {
-    case KF_OP_FUSED_BATCH_NORM_GRAD:
-    case KF_OP_FUSED_BATCH_NORM_GRAD_V2:
-    case KF_OP_FUSED_BATCH_NORM_GRAD_V3: return 0; /* x_backprop over y_backprop */
-    default: return -1;
-  }
-}
+   or -1: the op spec's in_place_of, which the kernels guarantee (kforge.h,
+   kf_execute; the batch-norm gradients' x_backprop over y_backprop). */
+static int forward_input_of(kf_op op) { return kf_op_output_in_place_of(op, 0); }
 
 /* ------------------------------------------------------------------ dtypes */
 
