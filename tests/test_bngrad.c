@@ -231,6 +231,35 @@ static void run_all_ways(const config *cf) {
   }
 }
 
+/* Edge cases from each specialized kernel's metadata (forced): C at its
+   vector length VL - 1, VL, VL + 1, and rows around its partial-sum block B
+   (B - 1, B, B + 1, 2B + 1): rows = N x H x W with N = 1, H = 1. */
+static void check_edges(void) {
+  int k;
+  for (k = -1; (k = th_next_kernel("bngrad", k)) >= 0;) {
+    const kf_kernel_info *ki = th_kernel(k);
+    const int vl = kf_kernel_lanes(k), b = kf_kernel_block(k, "rows");
+    const int64_t cs[3] = { vl - 1, vl, vl + 1 }, rows[4] = { b - 1, b, b + 1, 2 * b + 1 };
+    const char *layout = th_key(ki, "layout"), *mode = th_key(ki, "mode");
+    kf_plan_options opt;
+    int a, w;
+    if (ki->generic || !layout || !mode) continue;
+    memset(&opt, 0, sizeof opt);
+    opt.kernel = ki->name;
+    for (a = 0; a < 3; a++)
+      for (w = 0; w < 4; w++) {
+        config cf;
+        const int last = strcmp(layout, "nhwc") == 0;
+        if (cs[a] < 1 || rows[w] < 1) continue;
+        cf.version = 3; cf.T = th_key_dtype(ki); cf.training = strcmp(mode, "train") == 0; cf.epsilon = 0.001f;
+        cf.fmt = last ? KF_NHWC : KF_NCHW;
+        cf.sh.rank = 4;
+        cf.sh.d[0] = 1; cf.sh.d[last ? 1 : 2] = 1; cf.sh.d[last ? 2 : 3] = rows[w]; cf.sh.d[last ? 3 : 1] = cs[a];
+        run(&cf, &opt, "edge");
+      }
+  }
+}
+
 /* ---- in place, threaded ---- */
 
 /* Every specialized kernel of the registry (forced), V3, on shapes above PAR_MIN
@@ -467,6 +496,7 @@ int main(void) {
     else
       th_skip("kernel %s was exercised: its ISA %s does not run here", name, kf_isa_name(th_kernel_isa(name)));
   }
+  check_edges();
   check_in_place_threaded();
   th_case_end();
   check_selection();

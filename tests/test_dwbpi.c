@@ -401,6 +401,28 @@ static void seed_kernel_case(th_rng *r, const kconf *k, const char *what, int v)
                k->nchw ? "nchw" : "nhwc", k->generic, k->kh, k->kw, k->sh, k->sw, k->dh, k->dw, k->dm, what, v);
 }
 
+/* Edge cases from kernel i's metadata: C at its vector length VL - 1, VL,
+   VL + 1, and W around its pixel block B (B - 1 .. B + 1, 2B - 1 .. 2B + 1). */
+static void edge_cases(int i, const kconf *k, const kf_plan_options *opt, const char *name) {
+  const int vl = kf_kernel_lanes(i), b = kf_kernel_block(i, "W");
+  const int cs[3] = { vl - 1, vl, vl + 1 }, ws[6] = { b - 1, b, b + 1, 2 * b - 1, 2 * b, 2 * b + 1 };
+  int a, w, j, ran;
+  th_rng r[1];
+  dcase d;
+  for (a = 0; a < 3; a++)
+    for (w = 0; w < 6; w++) {
+      if (cs[a] < 1 || ws[w] < 1) continue;
+      for (j = 0, ran = 0; j < 20 && !ran; j++) {
+        th_seed_case(r, "test_dwbpi edge %s C=%d W=%d %d", name, cs[a], ws[w], j);
+        special_case(k, 0, r, &d);
+        d.c = cs[a];
+        d.w = ws[w];
+        ran = run_case(&d, opt, name, "edge");
+      }
+      th_check(ran, "%s: no valid edge case C=%d W=%d", name, cs[a], ws[w]);
+    }
+}
+
 static void test_every_kernel(void) {
   int i, nk = 0, ns = 0, ng = 0, nscalar = 0, v, j, ran;
   th_rng r[1];
@@ -424,6 +446,7 @@ static void test_every_kernel(void) {
         }
         th_check(ran, "%s: no valid case for variant %d", name, v);
       }
+      edge_cases(i, &k, &opt, name);
     } else {
       ng++;
       for (v = 0; v < 120; v++) {

@@ -33,6 +33,8 @@ static void kernels(void) {
   kf_kernel_info k;
   th_check(kf_kernel_info_of(-1, &k) != KF_OK, "kf_kernel_info_of(-1) fails");
   th_check(kf_kernel_info_of(n, &k) != KF_OK, "kf_kernel_info_of(count) fails");
+  th_check(kf_kernel_lanes(n) == 0 && kf_kernel_block(n, "W") == 0 && kf_kernel_block(0, NULL) == 0,
+           "lanes and blocks: 0 past the end");
   for (i = 0; i < n; i++) {
     int j, isa_bits = 0;
     if (!th_check(kf_kernel_info_of(i, &k) == KF_OK, "kernel %d: info", i)) continue;
@@ -44,6 +46,12 @@ static void kernels(void) {
     th_check(k.num_keys > 0 && k.num_keys <= KF_MAX_KEY, "kernel %s: %d keys", k.name, k.num_keys);
     for (j = 0; j < k.num_keys; j++)
       th_check(k.key_name[j] && k.key_value[j][0], "kernel %s: key %d named and valued", k.name, j);
+    /* vector length: 1 for scalar kernels, more for the SIMD ISAs' */
+    th_check(k.isa == KF_ISA_SCALAR ? kf_kernel_lanes(i) == 1 : kf_kernel_lanes(i) >= 2, "kernel %s: %d lanes (%s)",
+             k.name, kf_kernel_lanes(i), kf_isa_name(k.isa));
+    if (strcmp(k.family, "dwbpi") == 0) /* its spec's blocks: W = PIX */
+      th_check(kf_kernel_block(i, "W") >= 1 && kf_kernel_block(i, "H") == 0, "kernel %s: W block %d", k.name,
+               kf_kernel_block(i, "W"));
     if (k.generic) {
       generics++;
       /* a generic kernel is specialized on the dtype at most */
