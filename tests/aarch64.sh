@@ -2,8 +2,9 @@
 # The AArch64 build: the library (NEON kernels included) and the tests,
 # cross-compiled with clang, run under qemu-aarch64 (user-mode emulation).
 # Runs every tests/test_*.c (by glob) except those that need Debian's
-# libpthreadpool, which has no AArch64 package here; prints each test's
-# result and a total "N passed, M failed, K skipped". --no-build: only run
+# libpthreadpool, which has no AArch64 package here (a test's source may aim
+# its run: "aarch64.sh: TH_FILTER=x"); prints each test's result and a
+# total "N passed, M failed, K skipped". --no-build: only run
 # (ninja -f ninja/aarch64.ninja check has built them).
 cd "$(dirname "$0")/.." || exit 1
 B=build-aarch64
@@ -25,8 +26,10 @@ for src in tests/test_*.c; do
     F=$((F + 1))
     continue
   fi
-  out=$(qemu-aarch64 -L /usr/aarch64-linux-gnu $B/tests/$t 2>&1 | tail -1)
-  echo "$t under qemu-aarch64: $out"
+  # a test may aim its qemu run ("aarch64.sh: TH_FILTER=x" in its source)
+  f=$(sed -n 's/.*aarch64\.sh: TH_FILTER=\([^ ]*\).*/\1/p' "$src" | head -1)
+  out=$(TH_FILTER=$f qemu-aarch64 -L /usr/aarch64-linux-gnu $B/tests/$t 2>&1 | tail -1)
+  echo "$t under qemu-aarch64${f:+ (TH_FILTER=$f)}: $out"
   case $out in
     *" passed, 0 failed"*)
       P=$((P + ${out%% passed*}))
