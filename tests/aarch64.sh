@@ -3,7 +3,8 @@
 # cross-compiled with clang, run under qemu-aarch64 (user-mode emulation).
 # Runs every tests/test_*.c (by glob) except those that need Debian's
 # libpthreadpool, which has no AArch64 package here (a test's source may aim
-# its run: "aarch64.sh: TH_FILTER=x"); prints each test's result and a
+# its run, "aarch64.sh: TH_FILTER=x", or opt out with its reason,
+# "aarch64.sh: not under qemu"); prints each test's result and a
 # total "N passed, M failed, K skipped". --no-build: only run
 # (ninja -f ninja/aarch64.ninja check has built them).
 cd "$(dirname "$0")/.." || exit 1
@@ -24,6 +25,10 @@ for src in tests/test_*.c; do
   if [ ! -x $B/tests/$t ]; then
     echo "FAIL - $t: no $B/tests/$t (add it to tests_portable in tests/tests.ninja)"
     F=$((F + 1))
+    continue
+  fi
+  if grep -q 'aarch64\.sh: not under qemu' "$src"; then
+    echo "$t: not run under qemu (its source says why)"
     continue
   fi
   # a test may aim its qemu run ("aarch64.sh: TH_FILTER=x" in its source)
