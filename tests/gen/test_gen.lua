@@ -478,7 +478,7 @@ try("output: kfg_registry.c is in selection order: most specific first, then by 
     "kfg_toy_f64_k3x3__scalar kfg_toy_f32_generic__scalar"
   return table.concat(names, " ") == want
     and has(f, '{ "kfg_toy_f64_k3x3__scalar", "T=f64 k=3x3 isa=scalar", KFG_FAMILY_TOY, KFI_ISA_SCALAR, 0, { KF_DOUBLE, 3, 3 }, ' ..
-      "kfg_toy_f64_k3x3__scalar, kfg_toy_f64_k3x3__scalar_scratch },")
+      "kfg_toy_f64_k3x3__scalar, kfg_toy_f64_k3x3__scalar_scratch, 1, { { NULL, 0 } } },")
     and has(f, '{ "kfg_toy_f32_generic__scalar", "toy_f32_generic isa=scalar", KFG_FAMILY_TOY, KFI_ISA_SCALAR, 1, ' ..
       "{ KF_FLOAT, KFI_ANY, KFI_ANY },")
     and has(f, "const int kfg_registry_count = (int)(sizeof kfg_registry / sizeof kfg_registry[0]) - 1;")
@@ -597,6 +597,19 @@ end, { "specs/ops/toy.lua: field 'summary': expected string, got 42" })
 bad_case("spec: a string axis value without its C constant", function(r)
   edit(r .. SPEC, '{ name = "kw", values = { 1, 2, 3 } },', '{ name = "kw", values = { 1, 2, 3 } }, { name = "v", values = { "a" } },')
 end, { "specs/ops/toy.lua: field 'axes[4].c': missing the C constant of value \"a\"" })
+
+try("spec: blocks become registry metadata (lanes and block widths)", function()
+  local root = copy_root(TOY)
+  edit(root .. SPEC, "params = { UNROLL = 4 },", 'params = { UNROLL = 4 }, blocks = { W = "UNROLL" },')
+  local out = TMP .. "/tblocks"
+  local m, rc = gen(root, out)
+  local reg = readf(out .. "/kfg_registry.c") or ""
+  return rc == 0 and has(reg, 'kfg_toy_f64_k3x3__scalar_scratch, 1, { { "W", 4 } } },'), m .. reg
+end)
+
+bad_case("spec: blocks naming no numeric param", function(r)
+  edit(r .. SPEC, "params = { UNROLL = 4 },", 'params = { UNROLL = 4 }, blocks = { W = "NOPE" },')
+end, { "specs/ops/toy.lua: field 'blocks.W': \"NOPE\" is not a numeric param of the family" })
 
 try("spec: a T axis without C constants takes them from generator/dtypes.lua", function()
   local root = copy_root(TOY)
