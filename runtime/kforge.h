@@ -145,8 +145,10 @@ typedef struct kf_plan_options {
      (docs/tuning.md); KF_PLAN_RULE: the rule alone, no wisdom; 0: as
      KFORGE_PLAN says (measure, rule or unset: wisdom, else the rule). */
   int measure;
-  /* Measuring: the call's own buffers, inputs then outputs in TF order;
-     only their addresses mod 64 are used (nothing is read or written).
+  /* Measuring: the call's own buffers, every input then every output in
+     TF order (kf_op_num_inputs + kf_op_num_outputs pointers, NULL for
+     those of 0 elements); only their addresses mod 64 are used, and an
+     output equal to an input is timed in place (nothing is read or written).
      NULL: time each candidate at 64-byte alignment and at a 16-byte offset. */
   const void *const *buffers;
 } kf_plan_options;

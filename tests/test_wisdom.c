@@ -352,12 +352,13 @@ static void caller_buffers(call *k) {
   kf_plan_options o;
   kf_plan p;
   kf_error err;
-  const void *bufs[8];
+  const void *bufs[11]; /* 6 inputs, 5 outputs */
   unsigned char *raw = malloc(1 << 12);
+  int i;
   memset(&o, 0, sizeof o);
-  bufs[0] = raw + 16, bufs[1] = raw + 48, bufs[2] = bufs[3] = bufs[4] = bufs[5] = raw + 8;
+  bufs[0] = raw + 16, bufs[1] = raw + 48;
+  for (i = 2; i < 11; i++) bufs[i] = raw + 8;
   bufs[6] = bufs[0]; /* x_backprop in place of y_backprop */
-  bufs[7] = raw;
   o.measure = KF_PLAN_MEASURE;
   o.buffers = bufs;
   kf_wisdom_forget();
