@@ -807,6 +807,11 @@ lines = [x for x in p.stdout.splitlines() if " ms " in x]
 check(p.returncode == 0 and lines and all(" wisdom " in x for x in lines) and
       len([x for x in open(wis).read().splitlines() if x.startswith("cpu=")]) == len(entries),
       "tune again: every call from the file's wisdom, nothing measured twice", p.stdout + p.stderr)
+p = subprocess.run([KFORGE, "tune", "--manifest", manifest, "--out", wis, "--compare"], capture_output=True,
+                   text=True, timeout=300, env=env)
+rows = [x for x in p.stdout.splitlines() if "| rule " in x and "| measured plan " in x]
+check(p.returncode == 0 and len(rows) == len(lines) and "rule/measured" in p.stdout.splitlines()[-2],
+      "tune --compare: the rule's plan timed beside the measured one, per call and in total", p.stdout[-400:] + p.stderr)
 bad = os.path.join(WORK, "bad.lua")
 with open(bad, "w") as f:
     f.write("return { instances = { { name = \"x\", op = } } }\n")

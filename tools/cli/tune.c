@@ -75,8 +75,52 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Plans one call in measured mode; 0, or -1 with msg. */
-static int tune_call(const kfc_call *c, const kf_threads *th, char *msg, size_t n) {
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Median ms of REPS runs of a plan (after one warm-up), buffers 64-byte
+   aligned as TF's allocator gives them; -1 when it cannot run. */
+#define REPS 15
+static double time_plan(const kf_plan *plan, kf_op op, const kf_tensor_desc *in) {
+  int nin = kf_op_num_inputs(op), nout = kf_plan_num_outputs(plan), i, r;
+  void *bufs[2 * KFC_MAX_IO + 1] = { 0 };
+  const void *ins[KFC_MAX_IO];
+  void *outs[KFC_MAX_IO];
+  size_t sb = kf_plan_scratch_bytes(plan);
+  double t[REPS], med = -1;
+  int ok = nin <= KFC_MAX_IO && nout <= KFC_MAX_IO;
+  for (i = 0; ok && i < nin + nout + 1; i++) {
+    const kf_tensor_desc *d = i < nin ? &in[i] : i < nin + nout ? kf_plan_output_desc(plan, i - nin) : NULL;
+    size_t bytes = d ? kf_dtype_size(d->dtype) : sb, k;
+    int j;
+    for (j = 0; d && j < d->rank; j++) bytes *= (size_t)d->dims[j];
+    if (d && d->host_data) bytes = 0;
+    if (!bytes) continue;
+    if (posix_memalign(&bufs[i], 64, bytes)) { bufs[i] = NULL; ok = 0; break; }
+    memset(bufs[i], 0, bytes);
+    if (i < nin && d->dtype == KF_FLOAT)
+      for (k = 0; k < bytes / 4; k++) ((float *)bufs[i])[k] = 0.5f + (float)(k % 97) / 97.0f;
+  }
+  for (i = 0; ok && i < nin; i++) ins[i] = bufs[i];
+  for (i = 0; ok && i < nout; i++) outs[i] = bufs[nin + i];
+  for (r = 0; ok && r <= REPS; r++) {
+    double t0 = now_s();
+    if (kf_execute(plan, ins, outs, bufs[nin + nout], sb, NULL) != KF_OK) ok = 0;
+    if (r) t[r - 1] = 1e3 * (now_s() - t0);
+  }
+  if (ok) {
+    qsort(t, REPS, sizeof t[0], cmp_double);
+    med = t[REPS / 2];
+  }
+  for (i = 0; i < nin + nout + 1; i++) free(bufs[i]);
+  return med;
+}
+
+/* Plans one call in measured mode; 0, or -1 with msg. With compare, also
+   times the rule's plan and the measured one (sum[0], sum[1] += ms). */
+static int tune_call(const kfc_call *c, const kf_threads *th, int compare, double *sum, char *msg, size_t n) {
   kf_op op = kf_op_from_name(c->op);
   const kfi_op_def *od = kfi_op_def_of(op);
   kf_tensor_desc in[KFC_MAX_IO];
@@ -119,6 +163,17 @@ static int tune_call(const kfc_call *c, const kf_threads *th, char *msg, size_t 
   k = kf_plan_source(&plan);
   printf("%-44s %7.1f ms  %-8s %s\n", c->name, 1e3 * (now_s() - t0), k >= 0 && k <= 2 ? how[k] : "?",
          kf_plan_choices(&plan, choices, sizeof choices));
+  if (compare) {
+    kf_plan rule;
+    double tr, tm;
+    opt.measure = KF_PLAN_RULE;
+    if (kf_plan_op(&rule, op, &a, in, od->num_inputs, &opt, &err) != KF_OK)
+      return snprintf(msg, n, "%s: %s", c->name, err.message), -1;
+    tr = time_plan(&rule, op, in);
+    tm = time_plan(&plan, op, in);
+    if (tr > 0 && tm > 0) sum[0] += tr, sum[1] += tm;
+    printf("    | rule %.4f ms | measured plan %.4f ms | rule/measured %.2f |\n", tr, tm, tm > 0 ? tr / tm : 0.0);
+  }
   return 0;
 }
 
@@ -126,7 +181,8 @@ int kf_cli_tune(int argc, char **argv, char *msg, size_t n) {
   const char *manifest = NULL, *out = getenv("KFORGE_WISDOM");
   char def_out[512];
   kfc_call *calls;
-  int ncalls, threads = 1, i, rc = 0;
+  int ncalls, threads = 1, i, rc = 0, compare = 0;
+  double sum[2] = { 0, 0 };
   pool p;
   kf_threads th;
   kf_error err;
@@ -135,9 +191,10 @@ int kf_cli_tune(int argc, char **argv, char *msg, size_t n) {
     if (!strcmp(argv[i], "--manifest") && i + 1 < argc) manifest = argv[++i];
     else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
-    else return snprintf(msg, n, "usage: kforge tune --manifest FILE [--threads N] [--out FILE]"), 2;
+    else if (!strcmp(argv[i], "--compare")) compare = 1;
+    else return snprintf(msg, n, "usage: kforge tune --manifest FILE [--threads N] [--out FILE] [--compare]"), 2;
   }
-  if (!manifest) return snprintf(msg, n, "usage: kforge tune --manifest FILE [--threads N] [--out FILE]"), 2;
+  if (!manifest) return snprintf(msg, n, "usage: kforge tune --manifest FILE [--threads N] [--out FILE] [--compare]"), 2;
   if (threads < 1 || threads > 64) return snprintf(msg, n, "--threads must be 1 to 64"), 2;
   if (!out || !*out) {
     const char *base = strrchr(manifest, '/'), *dot;
@@ -163,9 +220,12 @@ int kf_cli_tune(int argc, char **argv, char *msg, size_t n) {
   }
   t0 = now_s();
   for (i = 0; i < ncalls && rc == 0; i++)
-    if (tune_call(&calls[i], threads > 1 ? &th : NULL, msg, n) != 0) rc = 1;
+    if (tune_call(&calls[i], threads > 1 ? &th : NULL, compare, sum, msg, n) != 0) rc = 1;
   if (rc == 0) {
-    printf("%d calls planned in %.2f s (%d thread%s)\n", ncalls, now_s() - t0, threads, threads > 1 ? "s" : "");
+    if (!compare) printf("%d calls planned in %.2f s (%d thread%s)\n", ncalls, now_s() - t0, threads, threads > 1 ? "s" : "");
+    else
+      printf("%d calls: rule's plans %.3f ms, measured plans %.3f ms, rule/measured %.3f (medians of %d runs, %d thread%s)\n",
+             ncalls, sum[0], sum[1], sum[1] > 0 ? sum[0] / sum[1] : 0.0, REPS, threads, threads > 1 ? "s" : "");
     if (kf_wisdom_export(out, &err) != KF_OK) snprintf(msg, n, "%s", err.message), rc = 1;
     else printf("wisdom written to %s (%d entries of this process)\n", out, kf_wisdom_count());
   }
