@@ -72,7 +72,7 @@ void kfi_choices_str(const kfi_plan *p, char *buf, size_t n) {
 }
 
 /* One "name=value" word of s at *pos: name and value copied (bounded). */
-static int word(const char **pos, char *name, size_t nn, char *value, size_t vn) {
+static int ch_word(const char **pos, char *name, size_t nn, char *value, size_t vn) {
   const char *s = *pos;
   size_t i = 0, j = 0;
   while (*s == ' ') s++;
@@ -86,7 +86,7 @@ static int word(const char **pos, char *name, size_t nn, char *value, size_t vn)
   return 1;
 }
 
-static int parse_i64(const char *s, int64_t *v) {
+static int ch_parse_i64(const char *s, int64_t *v) {
   int64_t x = 0;
   if (!*s) return 0;
   for (; *s; s++) {
@@ -101,7 +101,7 @@ int kfi_choices_apply(kfi_plan *p, const char *s, const kf_plan_options *opt, ch
   kfi_plan q = *p;
   char name[64], value[128];
   int i, have_kernel = 0;
-  while (word(&s, name, sizeof name, value, sizeof value)) {
+  while (ch_word(&s, name, sizeof name, value, sizeof value)) {
     if (strcmp(name, "kernel") == 0) {
       for (i = 0; i < kfg_registry_count; i++)
         if (strcmp(kfg_registry[i].name, value) == 0) break;
@@ -115,7 +115,7 @@ int kfi_choices_apply(kfi_plan *p, const char *s, const kf_plan_options *opt, ch
       for (i = 0; i < kfi_num_choices; i++)
         if (kfi_choices[i].family == q.family && strcmp(kfi_choices[i].name, name) == 0) break;
       if (i == kfi_num_choices) { kfi_format(why, n, "no plan-time parameter %.40s here", name); return 0; }
-      if (!parse_i64(value, &v)) { kfi_format(why, n, "%.40s=%.40s is no count", name, value); return 0; }
+      if (!ch_parse_i64(value, &v)) { kfi_format(why, n, "%.40s=%.40s is no count", name, value); return 0; }
       memcpy(q.args.bytes + kfi_choices[i].offset, &v, sizeof v);
     }
   }

@@ -11,34 +11,34 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_BUFS (KFI_MAX_INPUTS + KFI_MAX_OUTPUTS + 1) /* + scratch */
-#define REPS 3            /* timed runs per variant and alignment (best of) */
-#define NOISE 0.03        /* a variant must beat the kept one by more than 3% */
-#define BUDGET_NS 100e6   /* per plan; the rule's variant is always timed */
+#define KFI_MS_BUFS (KFI_MAX_INPUTS + KFI_MAX_OUTPUTS + 1) /* + scratch */
+#define KFI_MS_REPS 3            /* timed runs per variant and alignment (best of) */
+#define KFI_MS_NOISE 0.03        /* a variant must beat the kept one by more than 3% */
+#define KFI_MS_BUDGET_NS 100e6   /* per plan; the rule's variant is always timed */
 
-static double now_ns(void) {
+static double ms_now_ns(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
-typedef struct bench {
+typedef struct ms_bench {
   kfi_plan *p;
   int nsets;                       /* alignment sets: 1 (the caller's) or 2 (64 and 16) */
   int nin, nout;
-  void *base[2][MAX_BUFS];         /* malloc'd blocks */
-  unsigned char *ptr[2][MAX_BUFS]; /* inputs, outputs, scratch at their offsets */
+  void *base[2][KFI_MS_BUFS];         /* malloc'd blocks */
+  unsigned char *ptr[2][KFI_MS_BUFS]; /* inputs, outputs, scratch at their offsets */
   size_t scratch_max;
   double spent, start;
-} bench;
+} ms_bench;
 
-static size_t bytes_of(const kf_tensor_desc *d) {
+static size_t ms_bytes_of(const kf_tensor_desc *d) {
   int64_t n = kfi_num_elements(d);
   return n > 0 ? (size_t)n * kf_dtype_size(d->dtype) : 0;
 }
 
 /* Positive values of the dtype (a variance must be >= 0), no denormals. */
-static void fill(void *buf, const kf_tensor_desc *d) {
+static void ms_fill(void *buf, const kf_tensor_desc *d) {
   int64_t i, n = kfi_num_elements(d);
   for (i = 0; i < n; i++) {
     float v = 0.5f + (float)((i * 37) % 101) / 101.0f;
@@ -53,23 +53,23 @@ static void fill(void *buf, const kf_tensor_desc *d) {
   }
 }
 
-static unsigned offset_of(const void *ptr) { return (unsigned)((uintptr_t)ptr % 64); }
+static unsigned ms_offset_of(const void *ptr) { return (unsigned)((uintptr_t)ptr % 64); }
 
 /* Allocates every buffer once per alignment set; 0 when out of memory. */
-static int setup(bench *b, const kf_tensor_desc *in, const kf_plan_options *opt) {
+static int ms_setup(ms_bench *b, const kf_tensor_desc *in, const kf_plan_options *opt) {
   const void *const *caller = opt ? opt->buffers : NULL;
   int s, i, n = b->nin + b->nout;
   b->nsets = caller ? 1 : 2;
   for (s = 0; s < b->nsets; s++)
     for (i = 0; i <= n; i++) {
       const kf_tensor_desc *d = i < b->nin ? &in[i] : i < n ? &b->p->outputs[i - b->nin] : NULL;
-      size_t bytes = d ? bytes_of(d) : b->scratch_max;
-      unsigned off = caller && i < n ? offset_of(caller[i]) : s ? 16u : 0u;
+      size_t bytes = d ? ms_bytes_of(d) : b->scratch_max;
+      unsigned off = caller && i < n ? ms_offset_of(caller[i]) : s ? 16u : 0u;
       int j;
       if (i < b->nin && in[i].host_data) bytes = 0; /* read at plan time */
       /* An output the caller computes in place shares its input's buffer. */
       for (j = 0; caller && i >= b->nin && i < n && j < b->nin; j++)
-        if (caller[i] && caller[i] == caller[j] && bytes <= bytes_of(&in[j])) break;
+        if (caller[i] && caller[i] == caller[j] && bytes <= ms_bytes_of(&in[j])) break;
       if (caller && i >= b->nin && i < n && j < b->nin) {
         b->ptr[s][i] = b->ptr[s][j];
         continue;
@@ -77,21 +77,21 @@ static int setup(bench *b, const kf_tensor_desc *in, const kf_plan_options *opt)
       if (!bytes) continue;
       if (!(b->base[s][i] = malloc(bytes + 128))) return 0;
       b->ptr[s][i] = (unsigned char *)b->base[s][i] + (64 - (uintptr_t)b->base[s][i] % 64) + off;
-      if (d && i < b->nin) fill(b->ptr[s][i], d);
+      if (d && i < b->nin) ms_fill(b->ptr[s][i], d);
       else memset(b->ptr[s][i], 0, bytes);
     }
   return 1;
 }
 
-static void teardown(bench *b) {
+static void ms_teardown(ms_bench *b) {
   int s, i;
   for (s = 0; s < 2; s++)
-    for (i = 0; i < MAX_BUFS; i++) free(b->base[s][i]);
+    for (i = 0; i < KFI_MS_BUFS; i++) free(b->base[s][i]);
 }
 
-/* The variant's time (sum over alignment sets of the best of REPS runs), or
+/* The variant's time (sum over alignment sets of the best of the timed runs), or
    a negative number when it failed. */
-static double time_variant(bench *b, const kfi_plan *v) {
+static double ms_time_variant(ms_bench *b, const kfi_plan *v) {
   double total = 0;
   int s, r;
   for (s = 0; s < b->nsets; s++) {
@@ -106,12 +106,12 @@ static double time_variant(bench *b, const kfi_plan *v) {
       if (!ins[i]) ins[i] = dummy;
     for (i = 0; i < b->nout; i++)
       if (!outs[i]) outs[i] = dummy;
-    for (r = 0; r <= REPS; r++) { /* run 0 warms caches and pages */
-      double t0 = now_ns(), t;
+    for (r = 0; r <= KFI_MS_REPS; r++) { /* run 0 warms caches and pages */
+      double t0 = ms_now_ns(), t;
       if (kfg_families[v->family].exec(v, ins, outs, b->ptr[s][b->nin + b->nout], NULL) != KF_OK) return -1;
-      t = now_ns() - t0;
+      t = ms_now_ns() - t0;
       if (r && (best < 0 || t < best)) best = t;
-      if (r && now_ns() - b->start > BUDGET_NS) break; /* at least one timed run */
+      if (r && ms_now_ns() - b->start > KFI_MS_BUDGET_NS) break; /* at least one timed run */
     }
     total += best;
   }
@@ -122,7 +122,7 @@ kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_optio
   int idx[KFI_MAX_CHOICES], nc = kfi_family_choices(p->family, idx), i, j;
   kfi_plan best = *p, v;
   double tbest;
-  bench b;
+  ms_bench b;
   (void)err;
   memset(&b, 0, sizeof b);
   b.p = p;
@@ -143,33 +143,33 @@ kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_optio
       }
     }
   }
-  b.start = now_ns();
+  b.start = ms_now_ns();
   best.magic = KFI_PLAN_MAGIC;
-  if (!setup(&b, in, opt) || (tbest = time_variant(&b, &best)) < 0) {
-    teardown(&b);
+  if (!ms_setup(&b, in, opt) || (tbest = ms_time_variant(&b, &best)) < 0) {
+    ms_teardown(&b);
     return KF_OK; /* no memory (or the rule's variant failed): the rule stands */
   }
   /* Coordinate descent: the kernel first (under the rule's values), then
      each parameter in turn under the best so far. */
-  for (i = 0; i < kfg_registry_count && now_ns() - b.start < BUDGET_NS; i++) {
+  for (i = 0; i < kfg_registry_count && ms_now_ns() - b.start < KFI_MS_BUDGET_NS; i++) {
     double t;
     if (&kfg_registry[i] == best.kernel || !kfi_kernel_fits(&kfg_registry[i], p, opt)) continue;
     v = best;
     kfi_use_kernel(&v, &kfg_registry[i]);
-    if ((t = time_variant(&b, &v)) >= 0 && t < tbest * (1 - NOISE)) best = v, tbest = t;
+    if ((t = ms_time_variant(&b, &v)) >= 0 && t < tbest * (1 - KFI_MS_NOISE)) best = v, tbest = t;
   }
   for (j = 0; j < nc; j++) {
     const kfi_choice_def *c = &kfi_choices[idx[j]];
     int k;
-    for (k = 0; k < c->num_values && now_ns() - b.start < BUDGET_NS; k++) {
+    for (k = 0; k < c->num_values && ms_now_ns() - b.start < KFI_MS_BUDGET_NS; k++) {
       double t;
       if (c->values[k] == kfi_choice_get(&best, c)) continue;
       v = best;
       kfi_choice_set(&v, c, c->values[k]);
-      if ((t = time_variant(&b, &v)) >= 0 && t < tbest * (1 - NOISE)) best = v, tbest = t;
+      if ((t = ms_time_variant(&b, &v)) >= 0 && t < tbest * (1 - KFI_MS_NOISE)) best = v, tbest = t;
     }
   }
-  teardown(&b);
+  ms_teardown(&b);
   best.magic = p->magic;
   *p = best;
   return KF_OK;

@@ -21,21 +21,21 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#define HEADER "# kforge wisdom 1"
-#define FIELD 480
+#define KFI_WZ_HEADER "# kforge wisdom 1"
+#define KFI_WZ_FIELD 480
 
-typedef struct entry {
-  char cpu[96], build[24], call[FIELD], plan[FIELD];
+typedef struct wz_entry {
+  char cpu[96], build[24], call[KFI_WZ_FIELD], plan[KFI_WZ_FIELD];
   int warned;                  /* its "ignored" line was printed */
-} entry;
+} wz_entry;
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static entry *table;
-static int count, cap, env_loaded;
+static pthread_mutex_t wz_lock = PTHREAD_MUTEX_INITIALIZER;
+static wz_entry *wz_table;
+static int wz_count, wz_cap, wz_env_loaded;
 
 /* ---- keys ---- */
 
-static void cpu_key(char *buf, size_t n) {
+static void wz_cpu_key(char *buf, size_t n) {
   char vendor[16] = "unknown", isas[64] = "";
   unsigned family = 0, model = 0, bits = kf_cpu_isas(), b;
   size_t k = 0;
@@ -59,34 +59,34 @@ static void cpu_key(char *buf, size_t n) {
   kfi_format(buf, n, "%s/%u/%u/%s/llc%lldK", vendor, family, model, isas, (long long)(kfi_cpu_llc_bytes() >> 10));
 }
 
-static uint64_t fnv(uint64_t h, const char *s) {
+static uint64_t wz_fnv(uint64_t h, const char *s) {
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
   return (h ^ 0xff) * 1099511628211ull; /* a separator: "ab","c" differs from "a","bc" */
 }
 
-static char build_hash[24];
+static char wz_build_hash[24];
 
 /* FNV-1a over the registry (names and configs) and the choices table: a
    build with other kernels or other parameters reads as stale. Computed
    once (pthread_once): it cannot change while the library is loaded. */
-static void hash_build(void) {
-  uint64_t h = fnv(1469598103934665603ull, KF_VERSION);
+static void wz_hash_build(void) {
+  uint64_t h = wz_fnv(1469598103934665603ull, KF_VERSION);
   int i;
-  for (i = 0; i < kfg_registry_count; i++) h = fnv(fnv(h, kfg_registry[i].name), kfg_registry[i].config);
-  for (i = 0; i < kfi_num_choices; i++) h = fnv(h, kfi_choices[i].name);
-  snprintf(build_hash, sizeof build_hash, "%08lx%08lx", (unsigned long)(h >> 32), (unsigned long)(h & 0xffffffffu));
+  for (i = 0; i < kfg_registry_count; i++) h = wz_fnv(wz_fnv(h, kfg_registry[i].name), kfg_registry[i].config);
+  for (i = 0; i < kfi_num_choices; i++) h = wz_fnv(h, kfi_choices[i].name);
+  snprintf(wz_build_hash, sizeof wz_build_hash, "%08lx%08lx", (unsigned long)(h >> 32), (unsigned long)(h & 0xffffffffu));
 }
 
-static void build_key(char *buf, size_t n) {
+static void wz_build_key(char *buf, size_t n) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, hash_build);
-  snprintf(buf, n, "%s", build_hash);
+  pthread_once(&once, wz_hash_build);
+  snprintf(buf, n, "%s", wz_build_hash);
 }
 
 /* The call: op, key, every input's and the output's shape, a hash of the
    rule's argument block (attributes that leave shapes alone: paddings,
-   epsilon), and the thread count. */
-static void call_key(const kfi_plan *p, const kf_tensor_desc *in, char *buf, size_t n) {
+   epsilon), and the thread wz_count. */
+static void wz_call_key(const kfi_plan *p, const kf_tensor_desc *in, char *buf, size_t n) {
   char key[200];
   uint32_t h = 2166136261u;
   size_t k, j;
@@ -106,16 +106,16 @@ static void call_key(const kfi_plan *p, const kf_tensor_desc *in, char *buf, siz
   if (k < n) snprintf(buf + k, n - k, " args=%08lx threads=%d", (unsigned long)h, p->par.num_threads > 0 ? p->par.num_threads : 1);
 }
 
-/* ---- the table (callers hold lock) ---- */
+/* ---- the table (callers hold wz_lock) ---- */
 
-static entry *find(const char *cpu, const char *build, const char *call) {
+static wz_entry *wz_find(const char *cpu, const char *build, const char *call) {
   int i;
-  for (i = 0; i < count; i++)
-    if (!strcmp(table[i].call, call) && !strcmp(table[i].cpu, cpu) && !strcmp(table[i].build, build)) return &table[i];
+  for (i = 0; i < wz_count; i++)
+    if (!strcmp(wz_table[i].call, call) && !strcmp(wz_table[i].cpu, cpu) && !strcmp(wz_table[i].build, build)) return &wz_table[i];
   return NULL;
 }
 
-static int put(int *num, int *room, entry **where, const entry *e) {
+static int wz_put(int *num, int *room, wz_entry **where, const wz_entry *e) {
   int i;
   for (i = 0; i < *num; i++)
     if (!strcmp((*where)[i].call, e->call) && !strcmp((*where)[i].cpu, e->cpu) && !strcmp((*where)[i].build, e->build)) {
@@ -124,7 +124,7 @@ static int put(int *num, int *room, entry **where, const entry *e) {
     }
   if (*num == *room) {
     int r = *room ? *room * 2 : 64;
-    entry *t = realloc(*where, (size_t)r * sizeof *t);
+    wz_entry *t = realloc(*where, (size_t)r * sizeof *t);
     if (!t) return 0;
     *where = t;
     *room = r;
@@ -135,7 +135,7 @@ static int put(int *num, int *room, entry **where, const entry *e) {
 
 /* ---- files ---- */
 
-static int copy_field(char *dst, size_t n, const char *src, size_t len) {
+static int wz_copy_field(char *dst, size_t n, const char *src, size_t len) {
   if (len >= n) return 0;
   memcpy(dst, src, len);
   dst[len] = 0;
@@ -143,7 +143,7 @@ static int copy_field(char *dst, size_t n, const char *src, size_t len) {
 }
 
 /* One entry line into e: 1, or 0 with why set. */
-static int parse_line(char *line, entry *e, const char **why) {
+static int wz_parse_line(char *line, wz_entry *e, const char **why) {
   static const char *const names[4] = { "cpu=", "build=", "call=", "plan=" };
   char *f = line;
   int i;
@@ -151,11 +151,11 @@ static int parse_line(char *line, entry *e, const char **why) {
   for (i = 0; i < 4; i++) {
     char *end = i < 3 ? strchr(f, '\t') : f + strlen(f);
     char *dst = i == 0 ? e->cpu : i == 1 ? e->build : i == 2 ? e->call : e->plan;
-    size_t cap_ = i == 0 ? sizeof e->cpu : i == 1 ? sizeof e->build : FIELD;
+    size_t cap_ = i == 0 ? sizeof e->cpu : i == 1 ? sizeof e->build : KFI_WZ_FIELD;
     if (!end) return *why = "expected 4 tab-separated fields (cpu, build, call, plan)", 0;
     if (strncmp(f, names[i], strlen(names[i])) != 0) return *why = "a field is missing its name (cpu=, build=, call=, plan=)", 0;
     f += strlen(names[i]);
-    if (end == f || !copy_field(dst, cap_, f, (size_t)(end - f))) return *why = "a field is empty or too long", 0;
+    if (end == f || !wz_copy_field(dst, cap_, f, (size_t)(end - f))) return *why = "a field is empty or too long", 0;
     f = end + 1;
   }
   if (strncmp(e->plan, "kernel=", 7) != 0) return *why = "plan= must start with kernel=", 0;
@@ -164,9 +164,9 @@ static int parse_line(char *line, entry *e, const char **why) {
 
 /* Reads a whole wisdom file into a fresh list (every entry, any CPU).
    Missing file: KF_OK with no entries when missing_ok. */
-static kf_status read_file(const char *path, int missing_ok, entry **out, int *num, kf_error *err) {
+static kf_status wz_read_file(const char *path, int missing_ok, wz_entry **out, int *num, kf_error *err) {
   FILE *f = fopen(path, "r");
-  char line[FIELD * 2 + 256];
+  char line[KFI_WZ_FIELD * 2 + 256];
   int room = 0, lineno = 0, header = 0;
   *out = NULL;
   *num = 0;
@@ -177,16 +177,16 @@ static kf_status read_file(const char *path, int missing_ok, entry **out, int *n
   while (fgets(line, sizeof line, f)) {
     size_t len = strlen(line);
     const char *why = NULL;
-    entry e;
+    wz_entry e;
     lineno++;
     if (len && line[len - 1] != '\n' && !feof(f)) why = "line too long";
     while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;
     if (!why && !header) {
-      if (strcmp(line, HEADER) != 0) why = "not a kforge wisdom file (the first line must be \"" HEADER "\")";
+      if (strcmp(line, KFI_WZ_HEADER) != 0) why = "not a kforge wisdom file (the first line must be \"" KFI_WZ_HEADER "\")";
       else { header = 1; continue; }
     }
     if (!why && (len == 0 || line[0] == '#')) continue;
-    if (why || !parse_line(line, &e, &why) || !put(num, &room, out, &e)) {
+    if (why || !wz_parse_line(line, &e, &why) || !wz_put(num, &room, out, &e)) {
       fclose(f);
       free(*out);
       *out = NULL;
@@ -203,14 +203,14 @@ static kf_status read_file(const char *path, int missing_ok, entry **out, int *n
 
 kf_status kf_wisdom_import(const char *path, kf_error *err) {
   char cpu[96], build[24];
-  entry *list;
+  wz_entry *list;
   int num, i, added = 0;
   kf_status st;
   if (!path) return kfi_fail(err, KF_INVALID_ARGUMENT, "api.null", "path must not be NULL");
-  if ((st = read_file(path, 0, &list, &num, err)) != KF_OK) return st;
-  cpu_key(cpu, sizeof cpu);
-  build_key(build, sizeof build);
-  pthread_mutex_lock(&lock);
+  if ((st = wz_read_file(path, 0, &list, &num, err)) != KF_OK) return st;
+  wz_cpu_key(cpu, sizeof cpu);
+  wz_build_key(build, sizeof build);
+  pthread_mutex_lock(&wz_lock);
   for (i = 0; i < num; i++) {
     if (strcmp(list[i].cpu, cpu) != 0)
       fprintf(stderr, "kforge: wisdom %s: entry %d ignored: measured on another CPU (%s; this one is %s)\n", path, i + 1,
@@ -218,10 +218,10 @@ kf_status kf_wisdom_import(const char *path, kf_error *err) {
     else if (strcmp(list[i].build, build) != 0)
       fprintf(stderr, "kforge: wisdom %s: entry %d ignored: stale, from another kforge build (%s; this one is %s)\n",
               path, i + 1, list[i].build, build);
-    else if (put(&count, &cap, &table, &list[i]))
+    else if (wz_put(&wz_count, &wz_cap, &wz_table, &list[i]))
       added++;
   }
-  pthread_mutex_unlock(&lock);
+  pthread_mutex_unlock(&wz_lock);
   free(list);
   (void)added;
   return KF_OK;
@@ -229,7 +229,7 @@ kf_status kf_wisdom_import(const char *path, kf_error *err) {
 
 kf_status kf_wisdom_export(const char *path, kf_error *err) {
   char tmp[4200], lockpath[4200];
-  entry *list;
+  wz_entry *list;
   int num, room, i, fd, lk;
   kf_status st;
   FILE *f;
@@ -241,15 +241,15 @@ kf_status kf_wisdom_export(const char *path, kf_error *err) {
     return kfi_fail(err, KF_INVALID_ARGUMENT, "wisdom.io", "cannot create %.200s: %.60s", lockpath, strerror(errno));
   while (flock(lk, LOCK_EX) != 0 && errno == EINTR) {}
   /* Re-read under the lock and merge: other writers' entries (any CPU) stay. */
-  if ((st = read_file(path, 1, &list, &num, err)) != KF_OK) {
+  if ((st = wz_read_file(path, 1, &list, &num, err)) != KF_OK) {
     close(lk);
     return st;
   }
   room = num;
-  pthread_mutex_lock(&lock);
-  for (i = 0; i < count; i++)
-    if (!put(&num, &room, &list, &table[i])) break;
-  pthread_mutex_unlock(&lock);
+  pthread_mutex_lock(&wz_lock);
+  for (i = 0; i < wz_count; i++)
+    if (!wz_put(&num, &room, &list, &wz_table[i])) break;
+  pthread_mutex_unlock(&wz_lock);
   snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
   fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -259,7 +259,7 @@ kf_status kf_wisdom_export(const char *path, kf_error *err) {
     close(lk);
     return kfi_fail(err, KF_INVALID_ARGUMENT, "wisdom.io", "cannot write %.200s: %.60s", tmp, strerror(errno));
   }
-  fprintf(f, "%s\n", HEADER);
+  fprintf(f, "%s\n", KFI_WZ_HEADER);
   for (i = 0; i < num; i++) fprintf(f, "cpu=%s\tbuild=%s\tcall=%s\tplan=%s\n", list[i].cpu, list[i].build, list[i].call, list[i].plan);
   free(list);
   if (fflush(f) != 0 || fsync(fileno(f)) != 0 || fclose(f) != 0 || rename(tmp, path) != 0) {
@@ -273,31 +273,31 @@ kf_status kf_wisdom_export(const char *path, kf_error *err) {
 }
 
 void kf_wisdom_forget(void) {
-  pthread_mutex_lock(&lock);
-  free(table);
-  table = NULL;
-  count = cap = 0;
-  env_loaded = 0; /* KFORGE_WISDOM is read again by the next plan */
-  pthread_mutex_unlock(&lock);
+  pthread_mutex_lock(&wz_lock);
+  free(wz_table);
+  wz_table = NULL;
+  wz_count = wz_cap = 0;
+  wz_env_loaded = 0; /* KFORGE_WISDOM is read again by the next plan */
+  pthread_mutex_unlock(&wz_lock);
 }
 
 int kf_wisdom_count(void) {
   int n;
-  pthread_mutex_lock(&lock);
-  n = count;
-  pthread_mutex_unlock(&lock);
+  pthread_mutex_lock(&wz_lock);
+  n = wz_count;
+  pthread_mutex_unlock(&wz_lock);
   return n;
 }
 
 /* ---- the planning step ---- */
 
-static const char *wisdom_env(void) {
+static const char *wz_wisdom_env(void) {
   const char *v = getenv("KFORGE_WISDOM");
   return v && *v ? v : NULL;
 }
 
 /* KFORGE_PLAN: 1 measure, 0 rule (or unset), -1 anything else. */
-static int plan_env(void) {
+static int wz_plan_env(void) {
   const char *v = getenv("KFORGE_PLAN");
   if (!v || !*v || !strcmp(v, "rule")) return 0;
   return !strcmp(v, "measure") ? 1 : -1;
@@ -305,49 +305,49 @@ static int plan_env(void) {
 
 kf_status kfi_plan_choose(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_options *opt, kf_error *err) {
   char why[160];
-  entry e, *w;
-  int load, env = plan_env(), measure;
+  wz_entry e, *w;
+  int load, env = wz_plan_env(), measure;
   if (env < 0)
     return kfi_fail(err, KF_INVALID_ARGUMENT, "env.plan", "KFORGE_PLAN=\"%.40s\" is no plan mode: use measure or rule, or unset it",
                     getenv("KFORGE_PLAN"));
   measure = opt && opt->measure ? opt->measure == KF_PLAN_MEASURE : env == 1;
   if (opt && opt->measure == KF_PLAN_RULE) return KF_OK; /* the rule alone, wisdom or not */
-  pthread_mutex_lock(&lock);
-  load = !env_loaded;
-  env_loaded = 1;
-  pthread_mutex_unlock(&lock);
-  if (load && wisdom_env()) {
+  pthread_mutex_lock(&wz_lock);
+  load = !wz_env_loaded;
+  wz_env_loaded = 1;
+  pthread_mutex_unlock(&wz_lock);
+  if (load && wz_wisdom_env()) {
     kf_error e2;
-    if (kf_wisdom_import(wisdom_env(), &e2) != KF_OK && !(e2.status == KF_INVALID_ARGUMENT && !strcmp(e2.rule, "wisdom.io") && access(wisdom_env(), F_OK) != 0))
+    if (kf_wisdom_import(wz_wisdom_env(), &e2) != KF_OK && !(e2.status == KF_INVALID_ARGUMENT && !strcmp(e2.rule, "wisdom.io") && access(wz_wisdom_env(), F_OK) != 0))
       fprintf(stderr, "kforge: %s; plans follow the rule\n", e2.message);
   }
   if (!measure && kf_wisdom_count() == 0) return KF_OK; /* the rule, at no cost: no keys to compute */
   memset(&e, 0, sizeof e);
-  cpu_key(e.cpu, sizeof e.cpu);
-  build_key(e.build, sizeof e.build);
-  call_key(p, in, e.call, sizeof e.call);
-  pthread_mutex_lock(&lock);
-  w = find(e.cpu, e.build, e.call);
+  wz_cpu_key(e.cpu, sizeof e.cpu);
+  wz_build_key(e.build, sizeof e.build);
+  wz_call_key(p, in, e.call, sizeof e.call);
+  pthread_mutex_lock(&wz_lock);
+  w = wz_find(e.cpu, e.build, e.call);
   if (w) {
     if (kfi_choices_apply(p, w->plan, opt, why, sizeof why)) {
-      pthread_mutex_unlock(&lock);
+      pthread_mutex_unlock(&wz_lock);
       p->source = KF_PLAN_BY_WISDOM;
       return KF_OK;
     }
     if (!w->warned) fprintf(stderr, "kforge: wisdom entry for %s ignored: stale (%s)\n", w->call, why);
     w->warned = 1;
   }
-  pthread_mutex_unlock(&lock);
+  pthread_mutex_unlock(&wz_lock);
   if (!measure) return KF_OK;
   kfi_measure(p, in, opt, err);
   p->source = KF_PLAN_BY_MEASURE;
   kfi_choices_str(p, e.plan, sizeof e.plan);
-  pthread_mutex_lock(&lock);
-  put(&count, &cap, &table, &e);
-  pthread_mutex_unlock(&lock);
-  if (wisdom_env()) {
+  pthread_mutex_lock(&wz_lock);
+  wz_put(&wz_count, &wz_cap, &wz_table, &e);
+  pthread_mutex_unlock(&wz_lock);
+  if (wz_wisdom_env()) {
     kf_error e2;
-    if (kf_wisdom_export(wisdom_env(), &e2) != KF_OK) fprintf(stderr, "kforge: %s\n", e2.message);
+    if (kf_wisdom_export(wz_wisdom_env(), &e2) != KF_OK) fprintf(stderr, "kforge: %s\n", e2.message);
   }
   return KF_OK;
 }
