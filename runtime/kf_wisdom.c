@@ -30,6 +30,14 @@ typedef struct wz_entry {
 } wz_entry;
 
 static pthread_mutex_t wz_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* fork() while another thread holds wz_lock would leave the child's copy
+   locked for ever: hold it across fork in both processes instead. */
+static void wz_prefork(void) { pthread_mutex_lock(&wz_lock); }
+static void wz_postfork(void) { pthread_mutex_unlock(&wz_lock); }
+static void wz_register(void) { pthread_atfork(wz_prefork, wz_postfork, wz_postfork); }
+static pthread_once_t wz_once = PTHREAD_ONCE_INIT;
+#define WZ_LOCK() (pthread_once(&wz_once, wz_register), pthread_mutex_lock(&wz_lock))
 static wz_entry *wz_table;
 static int wz_count, wz_cap, wz_env_loaded;
 
@@ -210,7 +218,7 @@ kf_status kf_wisdom_import(const char *path, kf_error *err) {
   if ((st = wz_read_file(path, 0, &list, &num, err)) != KF_OK) return st;
   wz_cpu_key(cpu, sizeof cpu);
   wz_build_key(build, sizeof build);
-  pthread_mutex_lock(&wz_lock);
+  WZ_LOCK();
   for (i = 0; i < num; i++) {
     if (strcmp(list[i].cpu, cpu) != 0)
       fprintf(stderr, "kforge: wisdom %s: entry %d ignored: measured on another CPU (%s; this one is %s)\n", path, i + 1,
@@ -246,7 +254,7 @@ kf_status kf_wisdom_export(const char *path, kf_error *err) {
     return st;
   }
   room = num;
-  pthread_mutex_lock(&wz_lock);
+  WZ_LOCK();
   for (i = 0; i < wz_count; i++)
     if (!wz_put(&num, &room, &list, &wz_table[i])) break;
   pthread_mutex_unlock(&wz_lock);
@@ -273,7 +281,7 @@ kf_status kf_wisdom_export(const char *path, kf_error *err) {
 }
 
 void kf_wisdom_forget(void) {
-  pthread_mutex_lock(&wz_lock);
+  WZ_LOCK();
   free(wz_table);
   wz_table = NULL;
   wz_count = wz_cap = 0;
@@ -283,7 +291,7 @@ void kf_wisdom_forget(void) {
 
 int kf_wisdom_count(void) {
   int n;
-  pthread_mutex_lock(&wz_lock);
+  WZ_LOCK();
   n = wz_count;
   pthread_mutex_unlock(&wz_lock);
   return n;
@@ -312,7 +320,7 @@ kf_status kfi_plan_choose(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_o
                     getenv("KFORGE_PLAN"));
   measure = opt && opt->measure ? opt->measure == KF_PLAN_MEASURE : env == 1;
   if (opt && opt->measure == KF_PLAN_RULE) return KF_OK; /* the rule alone, wisdom or not */
-  pthread_mutex_lock(&wz_lock);
+  WZ_LOCK();
   load = !wz_env_loaded;
   wz_env_loaded = 1;
   pthread_mutex_unlock(&wz_lock);
@@ -326,7 +334,7 @@ kf_status kfi_plan_choose(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_o
   wz_cpu_key(e.cpu, sizeof e.cpu);
   wz_build_key(e.build, sizeof e.build);
   wz_call_key(p, in, e.call, sizeof e.call);
-  pthread_mutex_lock(&wz_lock);
+  WZ_LOCK();
   w = wz_find(e.cpu, e.build, e.call);
   if (w) {
     if (kfi_choices_apply(p, w->plan, opt, why, sizeof why)) {
@@ -342,7 +350,7 @@ kf_status kfi_plan_choose(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_o
   kfi_measure(p, in, opt, err);
   p->source = KF_PLAN_BY_MEASURE;
   kfi_choices_str(p, e.plan, sizeof e.plan);
-  pthread_mutex_lock(&wz_lock);
+  WZ_LOCK();
   wz_put(&wz_count, &wz_cap, &wz_table, &e);
   pthread_mutex_unlock(&wz_lock);
   if (wz_wisdom_env()) {
