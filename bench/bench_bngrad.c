@@ -122,7 +122,10 @@ static void dnnl_teardown(dnnl_job *j) {
   dnnl_stream_destroy(j->stream);
 }
 
-static int kf_setup(kf_job *j, const bn_shape *s, int nchw, kf_dtype T, float eps, const kf_threads *th) {
+/* measure: KF_PLAN_RULE (the rule's plan) or KF_PLAN_MEASURE (timed on bufs'
+   alignments, docs/tuning.md). */
+static int kf_setup(kf_job *j, const bn_shape *s, int nchw, kf_dtype T, float eps, const kf_threads *th, int measure,
+                    const void *const *bufs) {
   kf_attrs at;
   kf_tensor_desc in[6];
   kf_plan_options opt;
@@ -146,6 +149,8 @@ static int kf_setup(kf_job *j, const bn_shape *s, int nchw, kf_dtype T, float ep
   in[3] = in[4] = in[5] = in[2];
   memset(&opt, 0, sizeof opt);
   opt.threads = th;
+  opt.measure = measure;
+  opt.buffers = bufs;
   if (kf_plan_op(&j->plan, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &at, in, 6, &opt, &err) != KF_OK) {
     fprintf(stderr, "bench: kforge plan: %s\n", err.message);
     return 0;
@@ -200,19 +205,20 @@ void bench_bngrad(bench_ctx *ctx) {
                "GB/s and %%floor in the two-pass model (5T; floor = 2T/read + 3T/triad of this run, 1 thread)\n\n",
                ctx->reps);
   bench_printf(ctx, "| shape | layout | T | kforge 1T | oneDNN 1T | torch 1T | kf/oneDNN | kf/torch | kf GB/s | %%floor "
-                    "| kforge %dT | oneDNN %dT | torch %dT | kf %dT/1T | kf/best %dT | normwise diff vs oneDNN | oneDNN impl |\n",
+                    "| kforge %dT | oneDNN %dT | torch %dT | kf %dT/1T | kf/best %dT | normwise diff vs oneDNN | oneDNN impl "
+                    "| measured plan 1T | measured/rule | measured choices |\n",
                ctx->all_threads, ctx->all_threads, ctx->all_threads, ctx->all_threads, ctx->all_threads);
-  bench_printf(ctx, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  bench_printf(ctx, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (ti = 0; ti < 3; ti++)
     for (si = 0; si < NS; si++)
       for (layout = 0; layout < 2; layout++) {
         const bn_shape *s = &shapes[si];
         const kf_dtype T = types[ti];
         const size_t numel = (size_t)(s->n * s->h * s->w * s->c), es = T == KF_FLOAT ? 4 : 2;
-        char key[96], impl[128] = "-", c[12][32];
-        kf_job k1, kn;
+        char key[96], impl[128] = "-", c[12][32], chosen[256];
+        kf_job k1, kn, km;
         dnnl_job dj, djn;
-        bench_stats t_k1, t_kn, t_d1 = { -1, -1 }, t_dn = { -1, -1 };
+        bench_stats t_k1, t_kn, t_km, t_d1 = { -1, -1 }, t_dn = { -1, -1 };
         double tb1, tbn, bytes = (double)numel * (double)es, floor_ms, maxdiff = -1;
         void *dy, *x, *dx, *dx2;
         float *scale, *mean, *var, *ds, *doff, *ds2, *doff2;
@@ -238,7 +244,9 @@ void bench_bngrad(bench_ctx *ctx) {
         bench_fill_f32(scale, (size_t)s->c, 3, 0.5f, 1.5f);
         bench_fill_f32(mean, (size_t)s->c, 4, 0.3f, 0.7f);
         bench_fill_f32(var, (size_t)s->c, 5, 1.5f, 2.5f);
-        if (!kf_setup(&k1, s, layout, T, eps, NULL) || !kf_setup(&kn, s, layout, T, eps, ctx->pool)) continue;
+        if (!kf_setup(&k1, s, layout, T, eps, NULL, KF_PLAN_RULE, NULL) ||
+            !kf_setup(&kn, s, layout, T, eps, ctx->pool, KF_PLAN_RULE, NULL))
+          continue;
         k1.scratch_n = kf_plan_scratch_bytes(&k1.plan);
         k1.scratch = bench_alloc(k1.scratch_n);
         kn.scratch_n = k1.scratch_n;
@@ -247,6 +255,13 @@ void bench_bngrad(bench_ctx *ctx) {
         k1.ins[3] = kn.ins[3] = mean; k1.ins[4] = kn.ins[4] = var; k1.ins[5] = kn.ins[5] = var;
         k1.outs[0] = kn.outs[0] = dx; k1.outs[1] = kn.outs[1] = ds; k1.outs[2] = kn.outs[2] = doff;
         k1.outs[3] = kn.outs[3] = NULL; k1.outs[4] = kn.outs[4] = NULL;
+        { /* the measured plan, 1 thread, on these very buffers */
+          const void *bufs[11] = { dy, x, scale, mean, var, var, dx, ds, doff, NULL, NULL };
+          km = k1;
+          if (!kf_setup(&km, s, layout, T, eps, NULL, KF_PLAN_MEASURE, bufs)) km.plan = k1.plan;
+          km.scratch_n = kf_plan_scratch_bytes(&km.plan);
+          km.scratch = bench_alloc(km.scratch_n);
+        }
         /* oneDNN fixes a primitive's thread count when it is created: one
            primitive per thread count, each created under its own setting */
         omp_set_num_threads(1);
@@ -260,6 +275,7 @@ void bench_bngrad(bench_ctx *ctx) {
         bench_pin_single();
         omp_set_num_threads(1);
         t_k1 = bench_time(ctx, run_kf, &k1);
+        t_km = bench_time(ctx, run_kf, &km);
         if (have_dnnl) t_d1 = bench_time(ctx, run_dnnl, &dj);
         /* all threads */
         bench_pin_all();
@@ -317,14 +333,17 @@ void bench_bngrad(bench_ctx *ctx) {
                          (long long)s->w, (long long)s->c, layout ? "NCHW" : "NHWC", tname(T), best / t_kn.median_ms);
           }
         }
-        bench_printf(ctx, "| %lldx%lldx%lldx%lld | %s | %s | %s | %s | %s | %s | %s | %.1f | %.0f%% | %s | %s | %s | %s | %s | %.1e | %s |\n",
+        fmt_ms(c[10], 32, t_km.median_ms);
+        fmt_ratio(c[11], 32, t_km.median_ms, t_k1.median_ms);
+        bench_printf(ctx, "| %lldx%lldx%lldx%lld | %s | %s | %s | %s | %s | %s | %s | %.1f | %.0f%% | %s | %s | %s | %s | %s | %.1e | %s | %s | %s | %s |\n",
                      (long long)s->n, (long long)s->h, (long long)s->w, (long long)s->c, layout ? "NCHW" : "NHWC",
                      tname(T), c[0], c[1], c[2], c[3], c[4], 5 * bytes / (t_k1.median_ms * 1e6),
                      floor_ms > 0 ? 100 * floor_ms / t_k1.median_ms : 0.0, c[5], c[6], c[7], c[8], c[9], maxdiff,
-                     have_dnnl ? impl : "none");
+                     have_dnnl ? impl : "none", c[10], c[11], kf_plan_choices(&km.plan, chosen, sizeof chosen));
         dnnl_teardown(&dj);
         if (have_dnnl_n) dnnl_teardown(&djn);
         bench_free(k1.scratch);
+        bench_free(km.scratch);
         bench_free(dy); bench_free(x); bench_free(dx); bench_free(dx2);
         bench_free(scale); bench_free(mean); bench_free(var); bench_free(ds); bench_free(doff);
         bench_free(ds2); bench_free(doff2);

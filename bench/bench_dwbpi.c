@@ -166,12 +166,12 @@ void bench_dwbpi(bench_ctx *ctx) {
   bench_printf(ctx, "\n## DepthwiseConv2dNativeBackpropInput (TF SAME; median ms of %d calls; %d threads = all)\n\n",
                ctx->reps, ctx->all_threads);
   bench_printf(ctx, "| case | kforge 1T | oneDNN 1T | torch 1T | best lib 1T | speedup 1T | kf GFLOP/s 1T | kforge %dT | "
-               "oneDNN %dT | torch %dT | kf %dT/1T | max rel diff vs oneDNN | kernel |\n",
+               "oneDNN %dT | torch %dT | kf %dT/1T | max rel diff vs oneDNN | kernel | measured plan 1T | measured/rule | measured choices |\n",
                ctx->all_threads, ctx->all_threads, ctx->all_threads, ctx->all_threads);
-  bench_printf(ctx, "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  bench_printf(ctx, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
     const dcase *d = &cases[ci];
-    char key[96], sbuf[64], c1[5][32], cn[4][32];
+    char key[96], sbuf[64], c1[5][32], cn[4][32], cm[2][32], chosen[256];
     int oh = (d->h + d->s - 1) / d->s, ow = (d->w + d->s - 1) / d->s;
     int pt = ((oh - 1) * d->s + d->k - d->h) / 2, pl = ((ow - 1) * d->s + d->k - d->w) / 2;
     size_t es = kf_dtype_size(d->T), nf = (size_t)d->k * d->k * d->c * d->m,
@@ -181,10 +181,10 @@ void bench_dwbpi(bench_ctx *ctx) {
     kf_attrs at;
     kf_plan_options o1, on;
     kf_error err;
-    kjob k1, kn;
+    kjob k1, kn, km;
     djob dj, djn;
     void *f, *g, *x, *xd;
-    bench_stats tk1, tkn, td1 = { -1, -1 }, tdn = { -1, -1 };
+    bench_stats tk1, tkn, tkm, td1 = { -1, -1 }, tdn = { -1, -1 };
     double tt1, ttn, best, flops = 2.0 * d->n * oh * ow * d->c * d->m * d->k * d->k, diff = -1;
     case_key(d, key, sizeof key);
     if (!bench_selected(ctx, key)) continue;
@@ -216,6 +216,7 @@ void bench_dwbpi(bench_ctx *ctx) {
       bench_fill_u16(g, ng, 100u + (unsigned)ci, -1, 1, d->T);
     }
     memset(&o1, 0, sizeof o1);
+    o1.measure = KF_PLAN_RULE; /* the rule's plans, whatever KFORGE_WISDOM holds */
     on = o1;
     on.threads = ctx->pool;
     if (kf_plan_op(&k1.plan, OP, &at, in, 3, &o1, &err) != KF_OK ||
@@ -226,6 +227,13 @@ void bench_dwbpi(bench_ctx *ctx) {
     }
     k1.in[0] = kn.in[0] = sizes, k1.in[1] = kn.in[1] = f, k1.in[2] = kn.in[2] = g;
     k1.out[0] = kn.out[0] = x;
+    { /* the measured plan (docs/tuning.md), 1 thread, timed on these very buffers */
+      const void *bufs[4] = { sizes, f, g, x };
+      o1.measure = KF_PLAN_MEASURE;
+      o1.buffers = bufs;
+      km = k1;
+      if (kf_plan_op(&km.plan, OP, &at, in, 3, &o1, &err) != KF_OK || kf_plan_scratch_bytes(&km.plan) != 0) km = k1;
+    }
     memset(&dj, 0, sizeof dj);
     memset(&djn, 0, sizeof djn);
     /* oneDNN fixes a primitive's thread count when it is created: one
@@ -239,6 +247,7 @@ void bench_dwbpi(bench_ctx *ctx) {
     bench_pin_single();
     omp_set_num_threads(1);
     tk1 = bench_time(ctx, run_kf, &k1);
+    tkm = bench_time(ctx, run_kf, &km);
     if (dj.ok) td1 = bench_time(ctx, run_dnnl, &dj);
     bench_pin_all();
     omp_set_num_threads(ctx->all_threads);
@@ -286,9 +295,12 @@ void bench_dwbpi(bench_ctx *ctx) {
     fmt_ms(cn[1], 32, tdn.median_ms);
     fmt_ms(cn[2], 32, ttn);
     snprintf(cn[3], 32, "%.2f", tkn.median_ms / tk1.median_ms);
-    bench_printf(ctx, "| %s | %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s |\n", key + 6, c1[0], c1[1],
-                 c1[2], c1[3], c1[4], flops / tk1.median_ms * 1e-6, cn[0], cn[1], cn[2], cn[3],
-                 diff < 0 ? "-" : (snprintf(sbuf, sizeof sbuf, "%.1e", diff), sbuf), kf_plan_kernel_name(&k1.plan));
+    fmt_ms(cm[0], 32, tkm.median_ms);
+    snprintf(cm[1], 32, "%.2f", tkm.median_ms / tk1.median_ms);
+    bench_printf(ctx, "| %s | %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", key + 6, c1[0],
+                 c1[1], c1[2], c1[3], c1[4], flops / tk1.median_ms * 1e-6, cn[0], cn[1], cn[2], cn[3],
+                 diff < 0 ? "-" : (snprintf(sbuf, sizeof sbuf, "%.1e", diff), sbuf), kf_plan_kernel_name(&k1.plan),
+                 cm[0], cm[1], kf_plan_choices(&km.plan, chosen, sizeof chosen));
     dnnl_teardown(&dj);
     dnnl_teardown(&djn);
     bench_free(f), bench_free(g), bench_free(x), bench_free(xd);

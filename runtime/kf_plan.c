@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kfi.h"
+#include "kfi_wisdom.h"
 
 _Static_assert(sizeof(kfi_plan) <= sizeof(((kf_plan *)0)->u.bytes), "kf_plan too small for kfi_plan");
 
@@ -65,6 +66,8 @@ kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_te
   }
   p->family = od->family;
   st = kfg_families[od->family].plan(p, od, attrs, inputs, opt, err);
+  /* Wisdom or measuring may change what the rule chose, never a forced kernel. */
+  if (st == KF_OK && p->kernel && !(opt && opt->kernel)) st = kfi_plan_choose(p, inputs, opt, err);
   if (st == KF_OK) p->magic = KFI_PLAN_MAGIC;
   else p->kernel = NULL;
   return st;

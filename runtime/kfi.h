@@ -113,6 +113,7 @@ struct kfi_plan {
   int num_outputs;
   kf_tensor_desc outputs[KFI_MAX_OUTPUTS];
   kfi_par par;                 /* from kf_plan_options.threads; zero = serial */
+  int source;                  /* KF_PLAN_BY_*: how kernel and choices were made */
   /* The family's argument block (kfi_<family>_args, buffer pointers unset),
      reached with KFI_ARGS. */
   union { long double ld_; int64_t i_; void *p_; unsigned char bytes[KFI_ARGS_BYTES]; } args;

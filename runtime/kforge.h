@@ -142,13 +142,54 @@ typedef struct kf_plan_options {
   int generic_only;     /* ignore specialized kernels */
   unsigned isas;        /* allowed ISA bits (within kf_cpu_isas()); 0 = all */
   const kf_threads *threads; /* NULL = run on the calling thread; must outlive the plan */
+  /* Fields added later stay at the end, so that a zeroed struct (= {0})
+     keeps meaning "the rule" for every version. */
+  /* KF_PLAN_MEASURE: time the candidates unless wisdom knows the call
+     (docs/tuning.md); KF_PLAN_RULE: the rule alone, no wisdom; 0: as
+     KFORGE_PLAN says (measure, rule or unset: wisdom, else the rule). */
+  int measure;
+  /* Measuring: the call's own buffers, every input then every output in
+     TF order (kf_op_num_inputs + kf_op_num_outputs pointers, NULL for
+     those of 0 elements); only their addresses mod 64 are used, and an
+     output equal to an input is timed in place (nothing is read or written).
+     NULL: time each candidate at 64-byte alignment and at a 16-byte offset. */
+  const void *const *buffers;
 } kf_plan_options;
+
+#define KF_PLAN_MEASURE 1
+#define KF_PLAN_RULE 2
 
 /* Validates the call (TF's rules, in TF's order) and selects the kernel.
    inputs[] are in TF order (kf_op_input_name). */
 kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs,
                      const kf_tensor_desc *inputs, int num_inputs,
                      const kf_plan_options *opt, kf_error *err);
+
+/* How a plan chose its kernel and plan-time parameters: KF_PLAN_BY_RULE
+   (the rule, as without wisdom), KF_PLAN_BY_WISDOM (an imported or earlier
+   measured entry), KF_PLAN_BY_MEASURE (timed now); -1 for no valid plan. */
+enum { KF_PLAN_BY_RULE = 0, KF_PLAN_BY_WISDOM = 1, KF_PLAN_BY_MEASURE = 2 };
+int kf_plan_source(const kf_plan *plan);
+/* The plan's choices in wisdom's words ("kernel=NAME llc=1"); buf is always
+   terminated. Returns buf. */
+const char *kf_plan_choices(const kf_plan *plan, char *buf, size_t n);
+
+/* ---------------------------------------------------------------- wisdom */
+/* Measured choices, kept per process and in text files (docs/tuning.md).
+   Entries are keyed by CPU, build and call; kf_plan_op uses a matching
+   entry before the rule. KFORGE_WISDOM=FILE imports FILE on the first plan
+   and adds each new measurement to it; KFORGE_PLAN=measure|rule sets the
+   default of kf_plan_options.measure. Import reads the whole file or
+   nothing: a corrupt file fails (rule "wisdom.corrupt") and plans keep the
+   rule; foreign or stale entries are skipped with one line on stderr.
+   Export merges into FILE under a lock (entries of other CPUs and builds
+   are kept) and replaces it atomically. Measuring and wisdom allocate (the
+   timing buffers, the table); plans by rule never do. Microcontroller
+   builds have no files: import and export fail with KF_UNIMPLEMENTED. */
+kf_status kf_wisdom_import(const char *path, kf_error *err);
+kf_status kf_wisdom_export(const char *path, kf_error *err);
+void kf_wisdom_forget(void);   /* drop every entry in memory */
+int kf_wisdom_count(void);     /* entries in memory */
 
 /* What the plan will produce and need. */
 int kf_plan_num_outputs(const kf_plan *plan);

@@ -12,6 +12,7 @@ See docs/python.md.
 """
 from . import _native  # noqa: F401
 from . import raw_ops  # noqa: F401
+from . import wisdom  # noqa: F401  (measured plans and wisdom files)
 from . import _ops
 from ._ops import *  # noqa: F401,F403  (the op functions and their snake_case names)
 from ._ops import OPS as _OPS
@@ -24,4 +25,4 @@ __version__ = "0.1.0"
 ops = tuple(_OPS)
 
 __all__ = ["KforgeError", "Plan", "cache_info", "clear_cache", "dtypes", "kernels", "last_kernel", "last_plan",
-           "ops", "plan", "raw_ops", "set_cache_size"] + list(_ops.__all__)
+           "ops", "plan", "raw_ops", "set_cache_size", "wisdom"] + list(_ops.__all__)

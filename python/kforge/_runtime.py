@@ -60,7 +60,7 @@ class _Error(ctypes.Structure):
 
 class _PlanOptions(ctypes.Structure):
     _fields_ = [("kernel", ctypes.c_char_p), ("generic_only", ctypes.c_int), ("isas", ctypes.c_uint),
-                ("threads", ctypes.c_void_p)]
+                ("threads", ctypes.c_void_p), ("measure", ctypes.c_int), ("buffers", ctypes.c_void_p)]
 
 
 class _KernelInfo(ctypes.Structure):
@@ -359,7 +359,7 @@ class Plan:
     read at plan time, the planned values)."""
 
     def __init__(self, op: OpDef, arrays: Sequence[np.ndarray], attrs: tuple, threads: int,
-                 sig: tuple) -> None:
+                 sig: tuple, measure: int = 0) -> None:
         self.op = op
         self.threads = threads
         self.signature = sig
@@ -387,8 +387,8 @@ class Plan:
             d.host_data = a.ctypes.data if op.inputs[k].host else None
         self._options = None
         opt_addr = None
-        if threads > 1:
-            self._options = _PlanOptions(threads=_threads_of(threads))
+        if threads > 1 or measure:
+            self._options = _PlanOptions(threads=_threads_of(threads) if threads > 1 else None, measure=measure)
             opt_addr = ctypes.addressof(self._options)
         if lib.kf_plan_op(self._addr, op.code, attrs_addr, ctypes.addressof(descs), op.nin, opt_addr,
                           ctypes.addressof(err)) != 0:
@@ -403,6 +403,11 @@ class Plan:
         #: The kernel that runs (None when the call computes nothing: empty outputs).
         self.kernel: Optional[str] = _s(name) or None
         self.kernel_index: int = lib.kf_plan_kernel_index(self._addr)
+        #: How kernel and plan-time parameters were chosen: "rule", "wisdom" or "measure".
+        self.source: str = _SOURCES.get(lib.kf_plan_source(self._addr), "rule")
+        chosen = ctypes.create_string_buffer(512)
+        #: The choices in wisdom's words: "kernel=NAME llc=1" ("" without a kernel).
+        self.choices: str = _s(lib.kf_plan_choices(self._addr, chosen, len(chosen)))
         #: kf_kernel_info_of of the kernel: name, config, family, isa, generic, key.
         self.kernel_info: Optional[Dict[str, Any]] = _kernel_info(self.kernel_index)
         key = _KernelInfo()
@@ -581,10 +586,17 @@ def cache_info() -> Dict[str, int]:
         return {"hits": _stats["hits"], "misses": _stats["misses"], "size": len(_cache), "max_size": _cache_max}
 
 
-def _plan_for(op: OpDef, inputs: Sequence[Any], attrs: tuple, threads: Any) -> Tuple[Plan, List[np.ndarray]]:
+_SOURCES = {0: "rule", 1: "wisdom", 2: "measure"}
+#: The package-wide plan mode (kforge.wisdom.set_mode): 0 as KFORGE_PLAN says, 1 measure, 2 rule.
+_mode = [0]
+
+
+def _plan_for(op: OpDef, inputs: Sequence[Any], attrs: tuple, threads: Any,
+              measure: Optional[bool] = None) -> Tuple[Plan, List[np.ndarray]]:
     arrays, sig = _prepare(op, inputs)
     n = 1 if threads is None else _norm_threads(threads)
-    key = (op.code, sig, _attr_key(attrs), n)
+    mode = _mode[0] if measure is None else (1 if measure else 2)
+    key = (op.code, sig, _attr_key(attrs), n, mode)
     with _cache_lock:
         p = _cache.get(key)
         if p is not None:
@@ -592,7 +604,7 @@ def _plan_for(op: OpDef, inputs: Sequence[Any], attrs: tuple, threads: Any) -> T
             _stats["hits"] += 1
             return p, arrays
         _stats["misses"] += 1
-    p = Plan(op, arrays, attrs, n, sig)
+    p = Plan(op, arrays, attrs, n, sig, mode)
     with _cache_lock:
         if _cache_max:
             _cache[key] = p
@@ -626,13 +638,17 @@ def plan(op_name: str, **kwargs: Any) -> Plan:
     y_backprop=..., x=..., ..., epsilon=..., threads=...) (same keywords, out= excepted).
     It tells the kernel (.kernel, .kernel_info, .key), the outputs (.outputs, .output_shapes,
     .output_dtypes), .scratch_bytes and .threads, and runs calls of the same signature:
-    p(y_backprop=..., ...) or p(dy, x, ...). Plans come from (and go into) the plan cache."""
+    p(y_backprop=..., ...) or p(dy, x, ...). Plans come from (and go into) the plan cache.
+    measure=True times the candidate kernels and plan-time parameters on this call's shapes
+    (unless wisdom knows the call), measure=False keeps the rule alone; by default the
+    package-wide mode decides (kforge.wisdom). .source says which: "rule", "wisdom", "measure"."""
     from ._ops import OPS
     op = OPS.get(op_name)
     if op is None:
         raise KforgeError("unknown op %r (kforge has %s)" % (op_name, ", ".join(sorted(OPS))), rule="py.op")
+    measure = kwargs.pop("measure", None)
     inputs, attrs, threads = _bind(op, kwargs)
-    return _plan_for(op, inputs, attrs, threads)[0]
+    return _plan_for(op, inputs, attrs, threads, measure)[0]
 
 
 def kernels() -> List[Dict[str, Any]]:

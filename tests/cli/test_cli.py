@@ -785,6 +785,41 @@ check(p.returncode == 1 and len(outs) == 3 and outs[0] == outs[2] and 'family = 
       outs[1].startswith("{ error = ") and "unknown op" in outs[1],
       "plan --batch: one line per call, errors as { error = ... }, exit 1", p.stdout + p.stderr)
 
+# --------------------------------------------------------------- tune (docs/tuning.md)
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+manifest = os.path.join(ROOT, "specs", "models", "kws_dscnn.lua")
+wis = os.path.join(WORK, "kws.wisdom")
+env = dict(os.environ)
+env.pop("KFORGE_WISDOM", None)
+env.pop("KFORGE_PLAN", None)
+p = subprocess.run([KFORGE, "tune", "--manifest", manifest, "--threads", "2", "--out", wis], capture_output=True,
+                   text=True, timeout=300, env=env)
+lines = [x for x in p.stdout.splitlines() if " ms " in x]
+text = open(wis).read() if os.path.exists(wis) else ""
+entries = [x for x in text.splitlines() if x.startswith("cpu=")]
+check(p.returncode == 0 and text.startswith("# kforge wisdom 1\n") and entries and
+      all(" measured " in x or " wisdom " in x for x in lines) and any(" measured " in x for x in lines) and
+      len(entries) == sum(" measured " in x for x in lines),
+      "tune: every call of the manifest measured once, the wisdom written", p.stdout + p.stderr)
+p = subprocess.run([KFORGE, "tune", "--manifest", manifest, "--threads", "2", "--out", wis], capture_output=True,
+                   text=True, timeout=300, env=env)
+lines = [x for x in p.stdout.splitlines() if " ms " in x]
+check(p.returncode == 0 and lines and all(" wisdom " in x for x in lines) and
+      len([x for x in open(wis).read().splitlines() if x.startswith("cpu=")]) == len(entries),
+      "tune again: every call from the file's wisdom, nothing measured twice", p.stdout + p.stderr)
+p = subprocess.run([KFORGE, "tune", "--manifest", manifest, "--out", wis, "--compare"], capture_output=True,
+                   text=True, timeout=300, env=env)
+rows = [x for x in p.stdout.splitlines() if "| rule " in x and "| measured plan " in x]
+check(p.returncode == 0 and len(rows) == len(lines) and "rule/measured" in p.stdout.splitlines()[-2],
+      "tune --compare: the rule's plan timed beside the measured one, per call and in total", p.stdout[-400:] + p.stderr)
+bad = os.path.join(WORK, "bad.lua")
+with open(bad, "w") as f:
+    f.write("return { instances = { { name = \"x\", op = } } }\n")
+p = subprocess.run([KFORGE, "tune", "--manifest", bad, "--out", wis], capture_output=True, text=True, timeout=60)
+check(p.returncode == 1 and "bad.lua:1:" in p.stderr, "tune: a broken manifest names file and line", p.stderr)
+p = subprocess.run([KFORGE, "tune"], capture_output=True, text=True, timeout=60)
+check(p.returncode == 2 and "usage: kforge tune" in p.stderr, "tune: usage", p.stderr)
+
 # --------------------------------------------------------------- done
 if not os.environ.get("KFORGE_KEEP"):
     shutil.rmtree(WORK, ignore_errors=True)

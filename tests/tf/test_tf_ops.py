@@ -696,6 +696,57 @@ def test_concurrent_calls():
     check(not bad, "concurrent calls: 4 threads x 20 calls, bitwise equal to serial", str(bad[:3]))
 
 
+def test_measured_plans():
+    """KFORGE_PLAN=measure: each shape's first call measures and KFORGE_WISDOM receives the
+    entry; a later process reuses the file without measuring (docs/tuning.md). Results stay
+    within tolerance of TF's kernels (fresh processes: the plan mode is read when planning)."""
+    import subprocess
+    import tempfile
+    code = r"""
+import os, sys, numpy as np, tensorflow as tf
+import kforge.tf as k
+from kforge.tf import ops as kops
+rng = np.random.default_rng(5)
+f = rng.uniform(-1, 1, (3, 3, 24, 1)).astype(np.float32)
+g = rng.uniform(-1, 1, (2, 10, 10, 24)).astype(np.float32)
+kw = dict(input_sizes=np.array([2, 10, 10, 24], np.int32), filter=f, out_backprop=g, strides=[1, 1, 1, 1],
+          padding="SAME")
+want = tf.raw_ops.DepthwiseConv2dNativeBackpropInput(**kw).numpy()
+dy, x = (rng.uniform(-1, 1, (2, 8, 8, 40)).astype(np.float32) for _ in range(2))
+sc, m = (rng.uniform(-1, 1, 40).astype(np.float32) for _ in range(2))
+v = rng.uniform(0.5, 1.5, 40).astype(np.float32)
+bkw = dict(y_backprop=dy, x=x, scale=sc, reserve_space_1=m, reserve_space_2=v, epsilon=0.001)
+bwant = tf.raw_ops.FusedBatchNormGradV2(**bkw)[0].numpy()
+err = 0.0
+for _ in range(2):
+    got = kops.depthwise_conv2d_native_backprop_input(**kw).numpy()
+    err = max(err, float(np.max(np.abs(got - want)) / np.max(np.abs(want))))
+    bgot = kops.fused_batch_norm_grad_v2(**bkw)[0].numpy()
+    err = max(err, float(np.max(np.abs(bgot - bwant)) / np.max(np.abs(bwant))))
+print("ERR", err, "PLANS", k.plan_stats()[0])
+"""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "tf.wisdom")
+        env = dict(os.environ, KFORGE_PLAN="measure", KFORGE_WISDOM=path)
+        r = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=env, timeout=600)
+        text = open(path).read() if os.path.exists(path) else ""
+        entries = [x for x in text.splitlines() if x.startswith("cpu=")]
+        err = float(r.stdout.split("ERR ")[1].split()[0]) if "ERR " in r.stdout else 1.0
+        check(r.returncode == 0 and len(entries) == 2 and err < 1e-5 and
+              any("DepthwiseConv2dNativeBackpropInput" in x for x in entries) and
+              any("FusedBatchNormGradV2" in x for x in entries),
+              "measured plans: KFORGE_PLAN=measure measures each shape once, KFORGE_WISDOM gets both entries, "
+              "results within 1e-5 of TF's", r.stdout[-300:] + r.stderr[-600:])
+        env = dict(os.environ, KFORGE_WISDOM=path)
+        env.pop("KFORGE_PLAN", None)
+        r = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=env, timeout=600)
+        err = float(r.stdout.split("ERR ")[1].split()[0]) if "ERR " in r.stdout else 1.0
+        check(r.returncode == 0 and err < 1e-5 and open(path).read() == text,
+              "measured plans: a later process reuses the wisdom file unchanged", r.stdout[-300:] + r.stderr[-600:])
+
+
 def test_build_errors():
     from kforge.tf import _build
     old = os.environ.get("CC")
@@ -738,6 +789,7 @@ def main():
              ("test_threads", test_threads),
              ("test_threads_setting", test_threads_setting),
              ("test_concurrent_calls", test_concurrent_calls),
+             ("test_measured_plans", test_measured_plans),
              ("test_build_errors", test_build_errors)]
     for name, run in tests:
         if not a.only or any(o in name for o in a.only):

@@ -17,6 +17,7 @@
 #include "kforge.h"
 #include "npy.h"
 #include "record.h"
+#include "tune.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -59,6 +60,11 @@ static const char USAGE[] =
     "      the same for each line of standard input (the arguments above,\n"
     "      blank-separated); a line that fails prints { error = \"...\", rule = \"...\" }\n"
     "      and the exit status is 1\n"
+    "  kforge tune --manifest FILE [--threads N] [--out FILE] [--compare]\n"
+    "      plan every call of a model manifest (specs/models/*.lua) in measured\n"
+    "      mode and write their wisdom to FILE (default: $KFORGE_WISDOM, else\n"
+    "      <manifest name>.wisdom); --compare also times each call's rule plan\n"
+    "      beside its measured plan; docs/tuning.md\n"
     "  kforge list      the kernels compiled in, with their configuration\n"
     "  kforge ops       the ops with their TF input and output names\n"
     "  kforge show [--bfloat16] FILE.npy\n"
@@ -707,6 +713,12 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "run") == 0) return cmd_run(argc, argv);
   if (strcmp(cmd, "show") == 0) return cmd_show(argc, argv);
   if (strcmp(cmd, "plan") == 0) return cmd_plan(argc, argv);
+  if (strcmp(cmd, "tune") == 0) {
+    char msg[1024];
+    int rc = kf_cli_tune(argc, argv, msg, sizeof msg);
+    if (rc) return error_line(rc, "%s", msg);
+    return finish_stdout();
+  }
   if (argc > 2) return error_line(EXIT_USAGE, "'%s' takes no arguments", cmd);
   if (strcmp(cmd, "list") == 0) return cmd_list();
   if (strcmp(cmd, "ops") == 0) return cmd_ops();

@@ -1,0 +1,126 @@
+/*
+** kf_choice.c -- the plan-time parameters a measured plan may vary (one
+** entry each: family, field, candidates beside the rule's value) and the
+** helpers that read, set and print a plan's variant. No OS needed: a
+** microcontroller build links it and only ever uses the rule's variant.
+*/
+#include <stddef.h>
+#include <string.h>
+
+#include "kfi_wisdom.h"
+#include "kfi_bngrad.h"
+
+/* Cache sizes that steer an algorithm are choices: a tiny one takes the
+   path for data that does not fit, a huge one the other (for batch norm's
+   llc: the pass-1 sweep everywhere it applies, or never). */
+#define KFI_TINY ((int64_t)1)
+#define KFI_HUGE ((int64_t)1 << 40)
+
+const kfi_choice_def kfi_choices[] = {
+  { KFG_FAMILY_BNGRAD, "llc", offsetof(kfi_bngrad_args, llc), 2, { KFI_TINY, KFI_HUGE } },
+};
+const int kfi_num_choices = (int)(sizeof kfi_choices / sizeof kfi_choices[0]);
+
+int kfi_family_choices(int family, int idx[KFI_MAX_CHOICES]) {
+  int i, n = 0;
+  for (i = 0; i < kfi_num_choices && n < KFI_MAX_CHOICES; i++)
+    if (kfi_choices[i].family == family) idx[n++] = i;
+  return n;
+}
+
+int64_t kfi_choice_get(const kfi_plan *p, const kfi_choice_def *c) {
+  int64_t v;
+  memcpy(&v, p->args.bytes + c->offset, sizeof v);
+  return v;
+}
+
+void kfi_choice_set(kfi_plan *p, const kfi_choice_def *c, int64_t v) {
+  memcpy(p->args.bytes + c->offset, &v, sizeof v);
+  if (p->kernel) p->scratch_bytes = p->kernel->scratch(p->args.bytes);
+}
+
+int kfi_kernel_fits(const kfi_kernel *k, const kfi_plan *p, const kf_plan_options *opt) {
+  const unsigned isas = kf_cpu_isas() & (opt && opt->isas ? opt->isas : ~0u);
+  int i;
+  if (k->family != p->family || !(k->isa & isas)) return 0;
+  if (opt && opt->generic_only && !k->generic) return 0;
+  for (i = 0; i < kfg_families[p->family].num_axes; i++)
+    if (k->key[i] != KFI_ANY && k->key[i] != p->key[i]) return 0;
+  return 1;
+}
+
+void kfi_use_kernel(kfi_plan *p, const kfi_kernel *k) {
+  p->kernel = k;
+  p->scratch_bytes = k->scratch(p->args.bytes);
+}
+
+void kfi_choices_str(const kfi_plan *p, char *buf, size_t n) {
+  int idx[KFI_MAX_CHOICES], m = kfi_family_choices(p->family, idx), i;
+  size_t k;
+  int w;
+  if (!n) return;
+  buf[0] = 0;
+  if (!p->kernel) return;
+  w = kfi_format(buf, n, "kernel=%s", p->kernel->name);
+  k = w > 0 ? (size_t)w : 0;
+  for (i = 0; i < m && k < n; i++) {
+    const kfi_choice_def *c = &kfi_choices[idx[i]];
+    w = kfi_format(buf + k, n - k, " %s=%lld", c->name, (long long)kfi_choice_get(p, c));
+    if (w < 0) break;
+    k += (size_t)w;
+  }
+}
+
+/* One "name=value" word of s at *pos: name and value copied (bounded). */
+static int ch_word(const char **pos, char *name, size_t nn, char *value, size_t vn) {
+  const char *s = *pos;
+  size_t i = 0, j = 0;
+  while (*s == ' ') s++;
+  if (!*s) return 0;
+  while (*s && *s != '=' && *s != ' ') { if (i + 1 < nn) name[i++] = *s; s++; }
+  name[i] = 0;
+  if (*s == '=') s++;
+  while (*s && *s != ' ') { if (j + 1 < vn) value[j++] = *s; s++; }
+  value[j] = 0;
+  *pos = s;
+  return 1;
+}
+
+static int ch_parse_i64(const char *s, int64_t *v) {
+  int64_t x = 0;
+  if (!*s) return 0;
+  for (; *s; s++) {
+    if (*s < '0' || *s > '9' || x > (INT64_MAX - 9) / 10) return 0;
+    x = x * 10 + (*s - '0');
+  }
+  *v = x;
+  return 1;
+}
+
+int kfi_choices_apply(kfi_plan *p, const char *s, const kf_plan_options *opt, char *why, size_t n) {
+  kfi_plan q = *p;
+  char name[64], value[128];
+  int i, have_kernel = 0;
+  while (ch_word(&s, name, sizeof name, value, sizeof value)) {
+    if (strcmp(name, "kernel") == 0) {
+      for (i = 0; i < kfg_registry_count; i++)
+        if (strcmp(kfg_registry[i].name, value) == 0) break;
+      if (i == kfg_registry_count) { kfi_format(why, n, "kernel %.60s is not in this build", value); return 0; }
+      if (!kfi_kernel_fits(&kfg_registry[i], &q, opt))
+        { kfi_format(why, n, "kernel %.60s cannot run this call here", value); return 0; }
+      q.kernel = &kfg_registry[i];
+      have_kernel = 1;
+    } else {
+      int64_t v;
+      for (i = 0; i < kfi_num_choices; i++)
+        if (kfi_choices[i].family == q.family && strcmp(kfi_choices[i].name, name) == 0) break;
+      if (i == kfi_num_choices) { kfi_format(why, n, "no plan-time parameter %.40s here", name); return 0; }
+      if (!ch_parse_i64(value, &v)) { kfi_format(why, n, "%.40s=%.40s is no count", name, value); return 0; }
+      memcpy(q.args.bytes + kfi_choices[i].offset, &v, sizeof v);
+    }
+  }
+  if (!have_kernel) { kfi_format(why, n, "no kernel named"); return 0; }
+  kfi_use_kernel(&q, q.kernel);
+  *p = q;
+  return 1;
+}

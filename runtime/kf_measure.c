@@ -1,0 +1,196 @@
+/*
+** kf_measure.c -- measured plans: time a plan's variants on the call's own
+** shapes and buffer alignments, keep the fastest beyond noise. The budget
+** and the noise rule are docs/tuning.md's ("Measured plans"): change both
+** together.
+*/
+#include "kfi_wisdom.h"
+
+#if KFI_HAS_OS
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define KFI_MS_BUFS (KFI_MAX_INPUTS + KFI_MAX_OUTPUTS + 1) /* + scratch */
+#define KFI_MS_REPS 3            /* timed runs per variant and alignment (best of) */
+#define KFI_MS_NOISE 0.03        /* a variant must beat the kept one by more than 3% */
+#define KFI_MS_BUDGET_NS 100e6   /* per plan; the rule's variant is always timed */
+
+static double ms_now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+typedef struct ms_bench {
+  kfi_plan *p;
+  int nsets;                       /* alignment sets: 1 (the caller's) or 2 (64 and 16) */
+  int nin, nout;
+  void *base[2][KFI_MS_BUFS];         /* malloc'd blocks */
+  unsigned char *ptr[2][KFI_MS_BUFS]; /* inputs, outputs, scratch at their offsets */
+  size_t scratch_max;
+  double spent, start;
+} ms_bench;
+
+static size_t ms_bytes_of(const kf_tensor_desc *d) {
+  int64_t n = kfi_num_elements(d);
+  return n > 0 ? (size_t)n * kf_dtype_size(d->dtype) : 0;
+}
+
+/* Positive values of the dtype (a variance must be >= 0), no denormals. */
+static void ms_fill(void *buf, const kf_tensor_desc *d) {
+  int64_t i, n = kfi_num_elements(d);
+  for (i = 0; i < n; i++) {
+    float v = 0.5f + (float)((i * 37) % 101) / 101.0f;
+    switch (d->dtype) {
+      case KF_HALF: ((uint16_t *)buf)[i] = kf_float_to_half(v); break;
+      case KF_BFLOAT16: ((uint16_t *)buf)[i] = kf_float_to_bfloat16(v); break;
+      case KF_FLOAT: ((float *)buf)[i] = v; break;
+      case KF_DOUBLE: ((double *)buf)[i] = v; break;
+      case KF_INT32: ((int32_t *)buf)[i] = 1; break;
+      case KF_DT_INVALID: break;
+    }
+  }
+}
+
+static unsigned ms_offset_of(const void *ptr) { return (unsigned)((uintptr_t)ptr % 64); }
+
+/* Allocates every buffer once per alignment set; 0 when out of memory. */
+static int ms_setup(ms_bench *b, const kf_tensor_desc *in, const kf_plan_options *opt) {
+  const void *const *caller = opt ? opt->buffers : NULL;
+  int s, i, n = b->nin + b->nout;
+  b->nsets = caller ? 1 : 2;
+  for (s = 0; s < b->nsets; s++)
+    for (i = 0; i <= n; i++) {
+      const kf_tensor_desc *d = i < b->nin ? &in[i] : i < n ? &b->p->outputs[i - b->nin] : NULL;
+      size_t bytes = d ? ms_bytes_of(d) : b->scratch_max;
+      unsigned off = caller && i < n ? ms_offset_of(caller[i]) : s ? 16u : 0u;
+      int j;
+      if (i < b->nin && in[i].host_data) bytes = 0; /* read at plan time */
+      /* An output the caller computes in place shares its input's buffer. */
+      for (j = 0; caller && i >= b->nin && i < n && j < b->nin; j++)
+        if (caller[i] && caller[i] == caller[j] && bytes <= ms_bytes_of(&in[j])) break;
+      if (caller && i >= b->nin && i < n && j < b->nin) {
+        b->ptr[s][i] = b->ptr[s][j];
+        continue;
+      }
+      if (!bytes) continue;
+      if (!(b->base[s][i] = malloc(bytes + 128))) return 0;
+      b->ptr[s][i] = (unsigned char *)b->base[s][i] + (64 - (uintptr_t)b->base[s][i] % 64) + off;
+      if (d && i < b->nin) ms_fill(b->ptr[s][i], d);
+      else memset(b->ptr[s][i], 0, bytes);
+    }
+  return 1;
+}
+
+static void ms_teardown(ms_bench *b) {
+  int s, i;
+  for (s = 0; s < 2; s++)
+    for (i = 0; i < KFI_MS_BUFS; i++) free(b->base[s][i]);
+}
+
+/* The variant's time (sum over alignment sets of the best of the timed runs), or
+   a negative number when it failed. */
+static double ms_time_variant(ms_bench *b, const kfi_plan *v) {
+  double total = 0;
+  int s, r;
+  for (s = 0; s < b->nsets; s++) {
+    const void *ins[KFI_MAX_INPUTS];
+    void *outs[KFI_MAX_OUTPUTS];
+    double best = -1;
+    long double dummy[2] = { 0, 0 }; /* for buffers of 0 bytes: never accessed */
+    int i;
+    for (i = 0; i < b->nin; i++) ins[i] = b->ptr[s][i];
+    for (i = 0; i < b->nout; i++) outs[i] = b->ptr[s][b->nin + i];
+    for (i = 0; i < b->nin; i++)
+      if (!ins[i]) ins[i] = dummy;
+    for (i = 0; i < b->nout; i++)
+      if (!outs[i]) outs[i] = dummy;
+    for (r = 0; r <= KFI_MS_REPS; r++) { /* run 0 warms caches and pages */
+      double t0 = ms_now_ns(), t;
+      if (kfg_families[v->family].exec(v, ins, outs, b->ptr[s][b->nin + b->nout], NULL) != KF_OK) return -1;
+      t = ms_now_ns() - t0;
+      if (r && (best < 0 || t < best)) best = t;
+      if (r && ms_now_ns() - b->start > KFI_MS_BUDGET_NS) break; /* at least one timed run */
+    }
+    total += best;
+  }
+  return total;
+}
+
+kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_options *opt, kf_error *err) {
+  int idx[KFI_MAX_CHOICES], nc = kfi_family_choices(p->family, idx), i, j;
+  kfi_plan best = *p, v;
+  double tbest;
+  ms_bench b;
+  (void)err;
+  memset(&b, 0, sizeof b);
+  b.p = p;
+  b.nin = p->num_inputs;
+  b.nout = p->num_outputs;
+  /* Scratch for the largest variant: every fitting kernel under every value. */
+  for (i = 0; i < kfg_registry_count; i++) {
+    if (!kfi_kernel_fits(&kfg_registry[i], p, opt)) continue;
+    v = *p;
+    kfi_use_kernel(&v, &kfg_registry[i]);
+    if (v.scratch_bytes > b.scratch_max) b.scratch_max = v.scratch_bytes;
+    for (j = 0; j < nc; j++) {
+      int k;
+      kfi_plan w = v;
+      for (k = 0; k < kfi_choices[idx[j]].num_values; k++) {
+        kfi_choice_set(&w, &kfi_choices[idx[j]], kfi_choices[idx[j]].values[k]);
+        if (w.scratch_bytes > b.scratch_max) b.scratch_max = w.scratch_bytes;
+      }
+    }
+  }
+  b.start = ms_now_ns();
+  best.magic = KFI_PLAN_MAGIC;
+  if (!ms_setup(&b, in, opt) || (tbest = ms_time_variant(&b, &best)) < 0) {
+    ms_teardown(&b);
+    return KF_OK; /* no memory (or the rule's variant failed): the rule stands */
+  }
+  /* Coordinate descent: the kernel first (under the rule's values), then
+     each parameter in turn under the best so far. */
+  for (i = 0; i < kfg_registry_count && ms_now_ns() - b.start < KFI_MS_BUDGET_NS; i++) {
+    double t;
+    if (&kfg_registry[i] == best.kernel || !kfi_kernel_fits(&kfg_registry[i], p, opt)) continue;
+    v = best;
+    kfi_use_kernel(&v, &kfg_registry[i]);
+    if ((t = ms_time_variant(&b, &v)) >= 0 && t < tbest * (1 - KFI_MS_NOISE)) best = v, tbest = t;
+  }
+  for (j = 0; j < nc; j++) {
+    const kfi_choice_def *c = &kfi_choices[idx[j]];
+    int k;
+    for (k = 0; k < c->num_values && ms_now_ns() - b.start < KFI_MS_BUDGET_NS; k++) {
+      double t;
+      if (c->values[k] == kfi_choice_get(&best, c)) continue;
+      v = best;
+      kfi_choice_set(&v, c, c->values[k]);
+      if ((t = ms_time_variant(&b, &v)) >= 0 && t < tbest * (1 - KFI_MS_NOISE)) best = v, tbest = t;
+    }
+  }
+  /* Confirmation: a winner other than the rule's variant must beat it
+     again, timed alternately twice, or the rule stands (a loaded machine's
+     noise is larger than KFI_MS_NOISE). */
+  if (best.kernel != p->kernel || memcmp(best.args.bytes, p->args.bytes, sizeof best.args.bytes) != 0) {
+    kfi_plan rule = *p;
+    rule.magic = KFI_PLAN_MAGIC;
+    for (i = 0; i < 2; i++) {
+      double tr = ms_time_variant(&b, &rule), tw = ms_time_variant(&b, &best);
+      if (tr < 0 || tw < 0 || tw >= tr * (1 - KFI_MS_NOISE)) {
+        best = *p;
+        break;
+      }
+    }
+  }
+  ms_teardown(&b);
+  best.magic = p->magic;
+  *p = best;
+  return KF_OK;
+}
+#else
+kf_status kfi_measure(kfi_plan *p, const kf_tensor_desc *in, const kf_plan_options *opt, kf_error *err) {
+  (void)p, (void)in, (void)opt, (void)err;
+  return KF_OK; /* no clock or heap: the rule stands */
+}
+#endif

@@ -1,0 +1,438 @@
+/*
+** test_wisdom.c -- measured plans and wisdom (docs/tuning.md): the rule
+** unchanged by default, the measured mode (C API and KFORGE_PLAN), a
+** wisdom round trip, foreign, stale and corrupt files, two processes
+** writing one file, and every variant a plan can choose checked against
+** the float64 references.
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "ref/bngrad_ref.h"
+#include "ref/dwbpi_ref.h"
+
+static char dir[256];
+
+/* ---- calls: a batch-norm gradient and a depthwise input gradient ---- */
+typedef struct call {
+  kf_op op;
+  kf_attrs a;
+  kf_tensor_desc in[6];
+  int nin;
+  int32_t sizes[4];
+  int64_t n, c, s;           /* bngrad: [n, s, c] */
+  ref_dwbpi_conf cf;         /* dwbpi */
+  void *buf[6], *out[3];
+  double *want[3];
+  size_t nout[3];
+} call;
+
+static void set(kf_op op, kf_attrs *a, const char *name, const char *v) {
+  kf_error err;
+  if (kf_attrs_set(op, a, name, v, &err) != KF_OK) th_check(0, "attr %s=%s: %s", name, v, err.message);
+}
+
+static void bn_call(call *k, int64_t n, int64_t h, int64_t c) {
+  int64_t dims[4], cd[1];
+  th_rng r;
+  double *d[5];
+  int i;
+  int64_t e;
+  memset(k, 0, sizeof *k);
+  k->op = KF_OP_FUSED_BATCH_NORM_GRAD_V3;
+  kf_attrs_init(k->op, &k->a);
+  set(k->op, &k->a, "is_training", "true");
+  dims[0] = n, dims[1] = h, dims[2] = h, dims[3] = c, cd[0] = c;
+  k->n = n, k->s = h * h, k->c = c;
+  k->in[0] = th_desc(KF_FLOAT, 4, dims);
+  k->in[1] = k->in[0];
+  for (i = 2; i < 6; i++) k->in[i] = th_desc(KF_FLOAT, 1, cd);
+  k->nin = 6;
+  th_seed_case(&r, "wisdom bngrad %lldx%lldx%lld", (long long)n, (long long)h, (long long)c);
+  for (i = 0; i < 5; i++) {
+    int64_t m = i < 2 ? n * h * h * c : c;
+    k->buf[i] = calloc((size_t)m, sizeof(float));
+    d[i] = calloc((size_t)m, sizeof(double));
+    for (e = 0; e < m; e++) {
+      double v = i == 4 ? th_uniform(&r, 0.5, 2) : th_uniform(&r, -1, 1);
+      th_store(KF_FLOAT, k->buf[i], (size_t)e, v);
+      d[i][e] = th_load(KF_FLOAT, k->buf[i], (size_t)e);
+    }
+  }
+  k->nout[0] = (size_t)(n * h * h * c), k->nout[1] = k->nout[2] = (size_t)c;
+  for (i = 0; i < 3; i++) {
+    k->out[i] = calloc(k->nout[i], sizeof(float));
+    k->want[i] = calloc(k->nout[i], sizeof(double));
+  }
+  ref_bngrad(1, 1, n, c, k->s, k->a.epsilon, d[0], d[1], d[2], d[3], d[4], k->want[0], k->want[1], k->want[2]);
+  for (i = 0; i < 5; i++) free(d[i]);
+}
+
+static void dw_call(call *k, int64_t n, int64_t h, int64_t c, int stride) {
+  int64_t fd[4] = { 3, 3, c, 1 }, gd[4], sd[1] = { 4 };
+  double *f, *g;
+  th_rng r;
+  int64_t e, nf, ng;
+  char st[32];
+  memset(k, 0, sizeof *k);
+  k->op = KF_OP_DEPTHWISE_CONV2D_NATIVE_BACKPROP_INPUT;
+  kf_attrs_init(k->op, &k->a);
+  snprintf(st, sizeof st, "1,%d,%d,1", stride, stride);
+  set(k->op, &k->a, "strides", st);
+  set(k->op, &k->a, "padding", "SAME");
+  k->cf.n = n, k->cf.h = h, k->cf.w = h, k->cf.c = c, k->cf.m = 1, k->cf.kh = 3, k->cf.kw = 3;
+  k->cf.sh = k->cf.sw = stride, k->cf.dh = k->cf.dw = 1;
+  ref_dwbpi_window(h, 3, 1, stride, REF_SAME, 0, 0, &k->cf.oh, &k->cf.pad_top);
+  ref_dwbpi_window(h, 3, 1, stride, REF_SAME, 0, 0, &k->cf.ow, &k->cf.pad_left);
+  gd[0] = n, gd[1] = k->cf.oh, gd[2] = k->cf.ow, gd[3] = c;
+  k->sizes[0] = (int32_t)n, k->sizes[1] = k->sizes[2] = (int32_t)h, k->sizes[3] = (int32_t)c;
+  k->in[0] = th_desc(KF_INT32, 1, sd);
+  k->in[0].host_data = k->sizes;
+  k->in[1] = th_desc(KF_FLOAT, 4, fd);
+  k->in[2] = th_desc(KF_FLOAT, 4, gd);
+  k->nin = 3;
+  nf = 9 * c, ng = n * k->cf.oh * k->cf.ow * c;
+  th_seed_case(&r, "wisdom dwbpi %lldx%lldx%lld s%d", (long long)n, (long long)h, (long long)c, stride);
+  k->buf[1] = calloc((size_t)nf, sizeof(float));
+  k->buf[2] = calloc((size_t)ng, sizeof(float));
+  f = calloc((size_t)nf, sizeof(double));
+  g = calloc((size_t)ng, sizeof(double));
+  for (e = 0; e < nf; e++) th_store(KF_FLOAT, k->buf[1], (size_t)e, th_uniform(&r, -1, 1)), f[e] = th_load(KF_FLOAT, k->buf[1], (size_t)e);
+  for (e = 0; e < ng; e++) th_store(KF_FLOAT, k->buf[2], (size_t)e, th_uniform(&r, -1, 1)), g[e] = th_load(KF_FLOAT, k->buf[2], (size_t)e);
+  k->nout[0] = (size_t)(n * h * h * c);
+  k->out[0] = calloc(k->nout[0], sizeof(float));
+  k->want[0] = calloc(k->nout[0], sizeof(double));
+  ref_dwbpi(&k->cf, f, g, k->want[0]);
+  free(f);
+  free(g);
+}
+
+static void free_call(call *k) {
+  int i;
+  for (i = 0; i < 6; i++) free(k->buf[i]);
+  for (i = 0; i < 3; i++) free(k->out[i]), free(k->want[i]);
+}
+
+static kf_status plan(const call *k, kf_plan *p, int measure, kf_error *err) {
+  kf_plan_options o;
+  memset(&o, 0, sizeof o);
+  o.measure = measure;
+  return kf_plan_op(p, k->op, &k->a, k->in, k->nin, &o, err);
+}
+
+/* Runs the plan and compares with the reference: 1 when within tolerance. */
+static int run_ok(const call *k, const kf_plan *p, const char *what) {
+  kf_error err;
+  void *outs[5] = { k->out[0], k->out[1], k->out[2], NULL, NULL };
+  size_t sb = kf_plan_scratch_bytes(p);
+  void *scratch = sb ? malloc(sb) : NULL;
+  int i, ok = 1;
+  char ch[300];
+  kf_status st = kf_execute(p, (const void *const *)k->buf, outs, scratch, sb, &err);
+  free(scratch);
+  if (!th_check(st == KF_OK, "%s: executes (%s)", what, st == KF_OK ? "" : err.message)) return 0;
+  for (i = 0; i < 3 && k->out[i]; i++) {
+    double e = th_rel_err(KF_FLOAT, k->out[i], k->want[i], k->nout[i], i ? 1.0 : 0.0);
+    ok &= th_check(e <= th_tol(KF_FLOAT), "%s: output %d within tolerance of the float64 reference (%.3g) [%s]", what, i,
+                   e, kf_plan_choices(p, ch, sizeof ch));
+  }
+  return ok;
+}
+
+/* ---- files ---- */
+static void path_of(char *buf, size_t n, const char *name) { snprintf(buf, n, "%s/%s", dir, name); }
+
+static int read_text(const char *path, char *buf, size_t n) {
+  FILE *f = fopen(path, "r");
+  size_t k;
+  if (!f) return 0;
+  k = fread(buf, 1, n - 1, f);
+  buf[k] = 0;
+  fclose(f);
+  return 1;
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return;
+  fputs(text, f);
+  fclose(f);
+}
+
+static int count_lines(const char *text, const char *prefix) {
+  int n = 0;
+  const char *s = text;
+  while (s && *s) {
+    if (!strncmp(s, prefix, strlen(prefix))) n++;
+    s = strchr(s, '\n');
+    if (s) s++;
+  }
+  return n;
+}
+
+/* The one entry line of a file holding one entry, split at its plan field. */
+static int entry_of(const char *path, char *head, size_t n) {
+  char text[8192], *line, *plan, *end;
+  if (!read_text(path, text, sizeof text) || !(line = strstr(text, "\ncpu="))) return 0;
+  line++;
+  if (!(plan = strstr(line, "\tplan=")) || (size_t)(plan - line) + 1 >= n) return 0;
+  end = plan + 6; /* through "\tplan=" */
+  memcpy(head, line, (size_t)(end - line));
+  head[end - line] = 0;
+  return 1;
+}
+
+/* ---- cases ---- */
+
+static void rule_by_default(call *k, const char *what) {
+  kf_plan p, q;
+  kf_error err;
+  char a[300], b[300];
+  unsetenv("KFORGE_PLAN");
+  kf_wisdom_forget();
+  if (!th_check(plan(k, &p, 0, &err) == KF_OK && plan(k, &q, KF_PLAN_RULE, &err) == KF_OK, "%s: plans", what)) return;
+  th_check(kf_plan_source(&p) == KF_PLAN_BY_RULE && !strcmp(kf_plan_choices(&p, a, sizeof a), kf_plan_choices(&q, b, sizeof b)),
+           "%s: without wisdom or measuring, the rule's plan (%s)", what, a);
+}
+
+/* Measure (C API), reuse from memory, export, forget, import, reuse. */
+static void measured_round_trip(call *k, const char *what, const char *file) {
+  kf_plan p, q;
+  kf_error err;
+  char a[300], b[300], path[512];
+  path_of(path, sizeof path, file);
+  kf_wisdom_forget();
+  if (!th_check(plan(k, &p, KF_PLAN_MEASURE, &err) == KF_OK, "%s: measured plan (%s)", what, err.message)) return;
+  th_check(kf_plan_source(&p) == KF_PLAN_BY_MEASURE && kf_wisdom_count() == 1, "%s: measured, one entry", what);
+  run_ok(k, &p, what);
+  th_check(plan(k, &q, KF_PLAN_MEASURE, &err) == KF_OK && kf_plan_source(&q) == KF_PLAN_BY_WISDOM &&
+               !strcmp(kf_plan_choices(&p, a, sizeof a), kf_plan_choices(&q, b, sizeof b)),
+           "%s: measured once, then from wisdom (%s / %s)", what, a, b);
+  th_check(kf_wisdom_export(path, &err) == KF_OK, "%s: export", what);
+  kf_wisdom_forget();
+  th_check(kf_wisdom_count() == 0 && plan(k, &q, 0, &err) == KF_OK && kf_plan_source(&q) == KF_PLAN_BY_RULE,
+           "%s: forgotten, the rule again", what);
+  th_check(kf_wisdom_import(path, &err) == KF_OK && kf_wisdom_count() == 1, "%s: import", what);
+  th_check(plan(k, &q, 0, &err) == KF_OK && kf_plan_source(&q) == KF_PLAN_BY_WISDOM &&
+               !strcmp(a, kf_plan_choices(&q, b, sizeof b)),
+           "%s: round trip keeps the choice (%s / %s)", what, a, b);
+  th_check(plan(k, &q, KF_PLAN_RULE, &err) == KF_OK && kf_plan_source(&q) == KF_PLAN_BY_RULE,
+           "%s: KF_PLAN_RULE ignores wisdom", what);
+}
+
+/* Every variant, forced through a wisdom entry: kernels that serve the call
+   here are used and checked; others are stale and leave the rule. */
+static void every_variant(call *k, const char *family, const char *what, const char *file) {
+  char head[2048], text[4096], path[512], ch[300];
+  static const char *const llc[] = { "", " llc=1", " llc=1099511627776" };
+  kf_plan p, r, rule;
+  kf_error err;
+  kf_kernel_info key;
+  int i, v, nv = strcmp(family, "bngrad") ? 1 : 3, used = 0, others = 0;
+  path_of(path, sizeof path, file);
+  unlink(path); /* the file must hold this call's entry alone */
+  kf_wisdom_forget();
+  if (plan(k, &r, KF_PLAN_MEASURE, &err) != KF_OK || kf_wisdom_export(path, &err) != KF_OK || !entry_of(path, head, sizeof head) ||
+      kf_plan_key(&r, &key) != KF_OK || plan(k, &rule, KF_PLAN_RULE, &err) != KF_OK) {
+    th_check(0, "%s: an entry to vary", what);
+    return;
+  }
+  for (i = -1; (i = th_next_kernel(family, i)) >= 0;) {
+    const kf_kernel_info *ki = th_kernel(i);
+    int fits = th_kernel_runnable(ki->name), a;
+    for (a = 0; a < key.num_keys; a++)
+      if (strcmp(ki->key_value[a], "*") && strcmp(ki->key_value[a], key.key_value[a])) fits = 0;
+    if (!fits && others++ >= 3) continue; /* a few kernels that cannot serve the call are enough */
+    for (v = 0; v < nv; v++) {
+      char w[128];
+      snprintf(text, sizeof text, "# kforge wisdom 1\n%skernel=%s%s\n", head, ki->name, llc[v]);
+      write_text(path, text);
+      kf_wisdom_forget();
+      snprintf(w, sizeof w, "%s, %s%s", what, ki->name, llc[v]);
+      if (!th_check(kf_wisdom_import(path, &err) == KF_OK, "%s: import", w) || !th_check(plan(k, &p, 0, &err) == KF_OK, "%s: plan", w))
+        continue;
+      if (fits) {
+        kf_plan_choices(&p, ch, sizeof ch);
+        th_check(kf_plan_source(&p) == KF_PLAN_BY_WISDOM && !strcmp(kf_plan_kernel_name(&p), ki->name) &&
+                     strstr(ch, llc[v]) != NULL,
+                 "%s: the entry is used (source %d: %s)", w, kf_plan_source(&p), ch);
+        used += run_ok(k, &p, w);
+      } else {
+        th_check(kf_plan_source(&p) == KF_PLAN_BY_RULE && !strcmp(kf_plan_kernel_name(&p), kf_plan_kernel_name(&rule)),
+                 "%s: a kernel that cannot serve the call is ignored (stale), the rule stands", w);
+      }
+    }
+  }
+  th_check(used >= 1 + (nv > 1 ? 2 : 0), "%s: %d variants checked against the reference", what, used);
+  kf_wisdom_forget();
+}
+
+/* Foreign and stale entries are skipped; a corrupt file fails clearly and
+   the plan keeps the rule (also through KFORGE_WISDOM). */
+static void foreign_stale_corrupt(call *k) {
+  char head[2048], text[4096], path[512], *f;
+  kf_plan p;
+  kf_error err;
+  path_of(path, sizeof path, "keys.wisdom");
+  kf_wisdom_forget();
+  if (plan(k, &p, KF_PLAN_MEASURE, &err) != KF_OK || kf_wisdom_export(path, &err) != KF_OK || !entry_of(path, head, sizeof head)) {
+    th_check(0, "an entry to alter");
+    return;
+  }
+  /* another CPU: replace the cpu field */
+  f = strchr(head, '\t');
+  snprintf(text, sizeof text, "# kforge wisdom 1\ncpu=GenuineIntel/6/207/scalar+avx2+avx512/llc307200K%skernel=%s\n", f,
+           kf_plan_kernel_name(&p));
+  write_text(path, text);
+  kf_wisdom_forget();
+  th_check(kf_wisdom_import(path, &err) == KF_OK && kf_wisdom_count() == 0, "a foreign CPU's entry is skipped");
+  th_check(plan(k, &p, 0, &err) == KF_OK && kf_plan_source(&p) == KF_PLAN_BY_RULE, "foreign: the rule");
+  /* another build: replace the build field's hash */
+  {
+    char *b = strstr(head, "\tbuild=") + 7, *e = strchr(b, '\t');
+    char alt[2048];
+    snprintf(alt, sizeof alt, "%.*s0123456789abcdef%s", (int)(b - head), head, e);
+    snprintf(text, sizeof text, "# kforge wisdom 1\n%skernel=%s\n", alt, kf_plan_kernel_name(&p));
+  }
+  write_text(path, text);
+  kf_wisdom_forget();
+  th_check(kf_wisdom_import(path, &err) == KF_OK && kf_wisdom_count() == 0, "another build's entry is stale, skipped");
+  /* corrupt: no header; a truncated line */
+  write_text(path, "cpu=x\tbuild=y\n");
+  err.rule = "";
+  th_check(kf_wisdom_import(path, &err) == KF_INVALID_ARGUMENT && !strcmp(err.rule, "wisdom.corrupt") &&
+               strstr(err.message, "line 1") && kf_wisdom_count() == 0,
+           "no header: a clear error (%s)", err.message);
+  snprintf(text, sizeof text, "# kforge wisdom 1\n%skernel=%s\ncpu=truncated\tbuild=", head, kf_plan_kernel_name(&p));
+  write_text(path, text);
+  th_check(kf_wisdom_import(path, &err) == KF_INVALID_ARGUMENT && !strcmp(err.rule, "wisdom.corrupt") &&
+               strstr(err.message, "line 3") && kf_wisdom_count() == 0,
+           "a bad line: a clear error, nothing imported (%s)", err.message);
+  setenv("KFORGE_WISDOM", path, 1);
+  kf_wisdom_forget();
+  th_check(plan(k, &p, 0, &err) == KF_OK && kf_plan_source(&p) == KF_PLAN_BY_RULE,
+           "KFORGE_WISDOM naming a corrupt file: the plan falls back to the rule");
+  unsetenv("KFORGE_WISDOM");
+  th_check(kf_wisdom_import("/nonexistent/kforge.wisdom", &err) == KF_INVALID_ARGUMENT && !strcmp(err.rule, "wisdom.io"),
+           "a missing file: wisdom.io");
+  kf_wisdom_forget();
+}
+
+/* KFORGE_PLAN=measure and KFORGE_WISDOM: measured on the first plan, written to the file. */
+static void env_mode(call *k) {
+  char path[512], text[8192];
+  kf_plan p;
+  kf_error err;
+  path_of(path, sizeof path, "env.wisdom");
+  unlink(path);
+  setenv("KFORGE_PLAN", "measure", 1);
+  setenv("KFORGE_WISDOM", path, 1);
+  kf_wisdom_forget();
+  th_check(plan(k, &p, 0, &err) == KF_OK && kf_plan_source(&p) == KF_PLAN_BY_MEASURE, "KFORGE_PLAN=measure measures");
+  th_check(read_text(path, text, sizeof text) && count_lines(text, "cpu=") == 1, "KFORGE_WISDOM receives the entry");
+  th_check(plan(k, &p, 0, &err) == KF_OK && kf_plan_source(&p) == KF_PLAN_BY_WISDOM, "then the plan comes from wisdom");
+  kf_wisdom_forget(); /* a new process, as it were: the file is read again */
+  th_check(plan(k, &p, 0, &err) == KF_OK && kf_plan_source(&p) == KF_PLAN_BY_WISDOM, "and from the file after a restart");
+  setenv("KFORGE_PLAN", "mesure", 1);
+  err.rule = "";
+  th_check(plan(k, &p, 0, &err) == KF_INVALID_ARGUMENT && !strcmp(err.rule, "env.plan"), "KFORGE_PLAN typo: env.plan (%s)",
+           err.message);
+  unsetenv("KFORGE_PLAN");
+  unsetenv("KFORGE_WISDOM");
+  kf_wisdom_forget();
+}
+
+/* The caller's alignments: buffers at odd offsets, in place included. */
+static void caller_buffers(call *k) {
+  kf_plan_options o;
+  kf_plan p;
+  kf_error err;
+  const void *bufs[11]; /* 6 inputs, 5 outputs */
+  unsigned char *raw = malloc(1 << 12);
+  int i;
+  memset(&o, 0, sizeof o);
+  bufs[0] = raw + 16, bufs[1] = raw + 48;
+  for (i = 2; i < 11; i++) bufs[i] = raw + 8;
+  bufs[6] = bufs[0]; /* x_backprop in place of y_backprop */
+  o.measure = KF_PLAN_MEASURE;
+  o.buffers = bufs;
+  kf_wisdom_forget();
+  th_check(kf_plan_op(&p, k->op, &k->a, k->in, k->nin, &o, &err) == KF_OK && kf_plan_source(&p) == KF_PLAN_BY_MEASURE,
+           "measured at the caller's alignments");
+  run_ok(k, &p, "caller's alignments");
+  free(raw);
+  kf_wisdom_forget();
+}
+
+/* Two processes measure different calls and export to one file. */
+static void two_writers(void) {
+  char path[512], text[65536];
+  pid_t pid[2];
+  int w, i, status, ok = 1;
+  path_of(path, sizeof path, "shared.wisdom");
+  unlink(path);
+  fflush(stdout);
+  for (w = 0; w < 2; w++) {
+    if ((pid[w] = fork()) == 0) {
+      int bad = 0;
+      kf_wisdom_forget();
+      for (i = 0; i < 6; i++) {
+        call k;
+        kf_plan p;
+        kf_error err;
+        bn_call(&k, 1, 2 + i, 8 + 8 * w);
+        bad |= plan(&k, &p, KF_PLAN_MEASURE, &err) != KF_OK || kf_wisdom_export(path, &err) != KF_OK;
+        free_call(&k);
+      }
+      _exit(bad);
+    }
+  }
+  for (w = 0; w < 2; w++) ok &= waitpid(pid[w], &status, 0) == pid[w] && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  th_check(ok, "two writers finish");
+  th_check(read_text(path, text, sizeof text) && count_lines(text, "cpu=") == 12, "two writers: all 12 entries kept (%d)",
+           count_lines(text, "cpu="));
+  kf_wisdom_forget();
+  th_check(kf_wisdom_import(path, NULL) == KF_OK && kf_wisdom_count() == 12, "and all import");
+  kf_wisdom_forget();
+}
+
+int main(void) {
+  call b, d, d2;
+  const char *tmp = getenv("TMPDIR");
+  snprintf(dir, sizeof dir, "%s/kforge-wisdom-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir)) {
+    th_check(0, "a temporary directory");
+    return th_done();
+  }
+  unsetenv("KFORGE_WISDOM");
+  unsetenv("KFORGE_PLAN");
+  bn_call(&b, 2, 6, 48);
+  dw_call(&d, 2, 9, 24, 1);
+  dw_call(&d2, 1, 11, 16, 2);
+  rule_by_default(&b, "bngrad");
+  rule_by_default(&d, "dwbpi");
+  measured_round_trip(&b, "bngrad", "bn.wisdom");
+  measured_round_trip(&d, "dwbpi", "dw.wisdom");
+  measured_round_trip(&d2, "dwbpi s2", "dw2.wisdom");
+  every_variant(&b, "bngrad", "bngrad", "var.wisdom");
+  every_variant(&d, "dwbpi", "dwbpi", "var.wisdom");
+  every_variant(&d2, "dwbpi", "dwbpi s2", "var.wisdom");
+  foreign_stale_corrupt(&b);
+  env_mode(&d);
+  caller_buffers(&b);
+  two_writers();
+  free_call(&b);
+  free_call(&d);
+  free_call(&d2);
+  {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) th_check(0, "cleaning %s", dir);
+  }
+  return th_done();
+}
