@@ -253,11 +253,15 @@ def enable():
             _originals[t] = e["type"]
         for t, e in entries.items():
             e["type"] = _KFORGE_FNS[t]
+        from . import keras3  # Keras 3's batch norm has no fused op to reroute: give it one
+        keras3.enable(_gpu_visible)
 
 
 def disable():
     """Puts TF's gradient functions back (idempotent)."""
     with _lock:
+        from . import keras3
+        keras3.disable()
         for t, fn in list(_originals.items()):
             e = _entry(t)
             if e["type"] is _KFORGE_FNS[t]:
