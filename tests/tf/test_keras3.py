@@ -23,7 +23,9 @@ only, the ones whose results come from kforge's kernels).
    most 4x that spread (floor 1e-5 relative). A run whose batch-norm
    gradient is scaled by (1 + 1e-3) must fail that bound.
 3. Fallbacks: mask, renorm, synchronized, axis 2 of a rank-4 input, float64
-   run Keras' code (the same values, no fused node), each reported once.
+   and XLA (jit_compile) run Keras' code (the same values, no fused node),
+   each reported once; a jit_compile=True model trains with kforge enabled
+   (kforge's ops have no XLA kernels: TF's gradients there), as without.
 4. training=False stays Keras' own graph; disable() restores Keras' own
    call (the same function object); kforge.tf.gradients() enables it.
 5. A model trained and saved (.keras and SavedModel export) while enabled
@@ -272,12 +274,13 @@ def test_model():
 # -- 3. fallbacks -------------------------------------------------------------------------------
 
 def run_fallback(make, x, mask=None, policy="float32"):
-    """(outputs, moving stats, graph types) of 3 training calls in a tf.function."""
-    keras.mixed_precision.set_dtype_policy(policy)
+    """(outputs, moving stats, graph types) of 3 training calls in a tf.function
+    (jit_compiled for policy "xla")."""
+    keras.mixed_precision.set_dtype_policy("float32" if policy == "xla" else policy)
     keras.utils.set_random_seed(0)
     layer = make()
 
-    @tf.function
+    @tf.function(jit_compile=policy == "xla")
     def f(x):
         return layer(x, training=True) if mask is None else layer(x, training=True, mask=mask)
     outs = [f(x).numpy() for _ in range(3)]
@@ -297,6 +300,7 @@ def test_fallbacks():
         ("axis=2", lambda: keras.layers.BatchNormalization(axis=2), x4, None, "float32"),
         ("float64", lambda: keras.layers.BatchNormalization(dtype="float64"), tf.cast(x4, tf.float64), None,
          "float32"),
+        ("XLA", lambda: keras.layers.BatchNormalization(), x4, None, "xla"),
     ]
     for label, make, x, mask_, policy in cases:
         ref = run_fallback(make, x, mask_, policy)
@@ -315,6 +319,28 @@ def test_fallbacks():
         check("FusedBatchNormV3" not in got[2], "fallback %s: no fused node" % label)
         same = all(np.array_equal(a, b) for a, b in zip(got[0] + got[1], ref[0] + ref[1]))
         check(same, "fallback %s: the same outputs and moving stats as Keras' own" % label)
+
+
+def test_xla_model():
+    data = batches(3, 8)
+    runs = []
+    for on in (False, True):
+        model = small_model()
+        model.compile(optimizer=keras.optimizers.SGD(0.05), jit_compile=True,
+                      loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        if on:
+            kforge.tf.enable()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                runs.append([float(model.train_on_batch(x, y)) for x, y in data])
+        except Exception as e:  # noqa: BLE001 -- the failure is the finding
+            runs.append(None)
+            print("     jit_compile=True with kforge enabled: %s: %s" % (type(e).__name__, str(e)[:300]))
+        finally:
+            kforge.tf.disable()
+    check(runs[1] is not None and rel(runs[1], runs[0]) <= 1e-5,
+          "a jit_compile=True model trains with kforge enabled (TF's gradients in XLA): the same losses")
 
 
 # -- 4. inference, disable(), gradients() -------------------------------------------------------
@@ -445,6 +471,7 @@ def main():
     test_model()
     if not args.quick:
         test_fallbacks()
+        test_xla_model()
         test_state()
         test_saved()
     print("%d passed, %d failed" % (PASSED, FAILED))

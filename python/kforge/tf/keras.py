@@ -118,8 +118,11 @@ def _attr_str(v):
 
 
 def _on_cpu(op):
-    """True when the forward op runs on the CPU (where kforge's kernels are)."""
+    """True when the forward op runs on the CPU (where kforge's kernels are), outside XLA."""
     import tensorflow as tf
+    from . import keras3
+    if keras3.in_xla():                        # jit_compile: custom ops have no XLA kernel
+        return False
     dev = getattr(op, "device", None)          # a graph Operation
     if dev is None:                            # eager: backprop's _MockOp has no device
         t = op.inputs[0] if op.inputs else None

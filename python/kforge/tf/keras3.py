@@ -75,7 +75,17 @@ def _layout(layer, inputs):
     return None, "axis=%d of a rank-%d input (kforge covers the last axis and axis 1)" % (layer.axis, rank)
 
 
+def in_xla():
+    """True while building a graph XLA compiles (tf.function(jit_compile=True), Keras'
+    jit_compile=True): kforge's custom ops have no XLA kernels there."""
+    import tensorflow as tf
+    from tensorflow.python.ops import control_flow_util
+    return bool(control_flow_util.GraphOrParentsInXlaContext(tf.compat.v1.get_default_graph()))
+
+
 def _why_not(layer, inputs, mask):
+    if in_xla():
+        return "XLA compilation (jit_compile=True): kforge's ops have no XLA kernels"
     if mask is not None:
         return "a mask (Keras' masked moments)"
     if layer.renorm:
