@@ -11,7 +11,8 @@
 
 The forward ops stay TF's (FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3,
 DepthwiseConv2dNative); what changes is the Python gradient function TF
-looks up for them. TF 2.21 keeps one registry of gradient functions,
+looks up for them. (Keras 3's BatchNormalization has no fused op: enable()
+also has .keras3 route it through FusedBatchNormV3.) TF 2.21 keeps one registry of gradient functions,
 ``tensorflow.python.framework.ops.gradient_registry`` (a
 ``registry.Registry``: ``_registry[op_type] = {"type": fn, "location": ...}``),
 and reads it at the moment it builds a gradient:
