@@ -11,6 +11,17 @@ as issue 16's op-level table measured)
 
 (with the TF venv's python, kforge installed into it: see tests/tf/run_train.sh).
 
+    python bench/bench_train_step.py --keras 3,2 [--step-models M,...] [--threads 1,all]
+                                     [--steps N] [--rounds R] [--batch B] [--json OUT]
+
+(the third form, issue 29: whole training steps (compile + train_on_batch)
+of MobileNetV2 0.35/96, MobileNetV3-Small and EfficientNet-B0 (128x128 by
+default: --step-models) in Keras 3 (`import keras`, TF 2.21's default) and/or
+tf-keras ("2"), each with Keras/TF's own kernels and with kforge.tf.enable(),
+one subprocess per configuration, interleaved over --rounds; then the
+targets: Keras 3 + kforge >= 1.4x Keras 3's own step for MobileNetV2,
+>= 1.2x for the others, and no slower than tf-keras + kforge, misses named)
+
 Model: tf_keras.applications.MobileNetV2(alpha=0.35, input_shape=(96, 96, 3),
 weights=None, classes=10), float32, batch 16, SGD, Keras compile +
 train_on_batch (Keras' traced train function). Each configuration (threads x
@@ -300,6 +311,147 @@ def ops_table(args):
     return 0
 
 
+def traced_op_counts(fn):
+    """{op type: nodes of the graph fn traced} (the most over its traces: tf-keras traces its
+    step twice): fn a tf.function, or (Keras 3's train_function) a function that calls one
+    held in its closure."""
+    types, seen, todo = {}, set(), [fn]
+    while todo:
+        f = todo.pop()
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        if hasattr(f, "_list_all_concrete_functions"):
+            for cf in f._list_all_concrete_functions():
+                one = {}
+                for op in cf.graph.get_operations():
+                    one[op.type] = one.get(op.type, 0) + 1
+                for k, v in one.items():
+                    types[k] = max(types.get(k, 0), v)
+        for cell in getattr(f, "__closure__", None) or ():
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                continue
+            if callable(v):
+                todo.append(v)
+    return types
+
+
+def child_keras(args):
+    """One whole-model step configuration (--keras 3|2): train_on_batch times and the step's fused nodes."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    if args.child_keras == "2":
+        os.environ["TF_USE_LEGACY_KERAS"] = "1"
+    else:
+        os.environ.pop("TF_USE_LEGACY_KERAS", None)
+    import warnings
+    warnings.simplefilter("ignore")
+    import numpy as np
+    import tensorflow as tf
+    n = 0 if args.child_threads == "all" else int(args.child_threads)
+    tf.config.threading.set_intra_op_parallelism_threads(n)
+    tf.config.threading.set_inter_op_parallelism_threads(n)
+    if args.child_keras == "2":
+        import tf_keras as K
+    else:
+        import keras as K
+    import kforge.tf
+    kforge.tf.load()
+    app, kw = MODELS[args.child_model]
+    K.utils.set_random_seed(1)
+    model = getattr(K.applications, app)(weights=None, classes=10, **kw)
+    model.compile(optimizer=K.optimizers.SGD(0.01), loss=K.losses.SparseCategoricalCrossentropy())
+    rs = np.random.RandomState(0)
+    x = rs.uniform(-1, 1, (args.batch,) + kw["input_shape"]).astype(np.float32)
+    y = rs.randint(0, 10, args.batch).astype(np.int32)
+    if args.child_grads == "kforge":
+        kforge.tf.enable()
+    times = call_times(lambda: model.train_on_batch(x, y), args.steps, args.warmup)
+    kforge.tf.disable()
+    types = traced_op_counts(model.train_function)
+    print("RESULT " + json.dumps({
+        "model": args.child_model, "keras": args.child_keras, "threads": args.child_threads,
+        "grads": args.child_grads, "step_median_s": statistics.median(times), "step_min_s": min(times),
+        "fused_bn": types.get("FusedBatchNormV3", 0), "kforge_bn": types.get("KforgeFusedBatchNormGradV3", 0),
+        "kforge_nodes": sum(v for k, v in types.items() if k.startswith("Kforge"))}))
+
+
+# issue 29's targets: Keras 3 + kforge over Keras 3's own step
+KERAS_TARGETS = {"mobilenet_v2_96": 1.4}
+KERAS_TARGET_OTHERS = 1.2
+
+
+def keras_table(args):
+    kerases = args.keras.split(",")
+    models = args.step_models.split(",")
+    threads = args.threads.split(",")
+    configs = [(m, k, t, g) for m in models for k in kerases for t in threads for g in ("tf", "kforge")]
+    results = {}
+    for r in range(args.rounds):
+        for m, k, t, g in configs:
+            cmd = [sys.executable, os.path.abspath(__file__), "--child-threads", t, "--child-model", m,
+                   "--child-keras", k, "--child-grads", g, "--steps", str(args.steps),
+                   "--warmup", str(args.warmup), "--batch", str(args.batch)]
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
+            if p.returncode or not line:
+                sys.stderr.write(p.stderr[-3000:])
+                sys.exit("bench_train_step: the %s keras %s threads %s %s run failed" % (m, k, t, g))
+            res = json.loads(line[-1][7:])
+            results.setdefault((m, k, t, g), []).append(res)
+            print("# round %d: %s, Keras %s, threads %s, %s: step %.1f ms (fused bn nodes %d, kforge nodes %d)" % (
+                r + 1, m, k, t, g, 1e3 * res["step_median_s"], res["fused_bn"], res["kforge_nodes"]), flush=True)
+
+    def med(key):
+        return statistics.median(x["step_median_s"] for x in results[key])
+    label = {"3": "Keras 3", "2": "tf-keras"}
+    print()
+    print("Training step (compile + train_on_batch, SGD), batch %d, float32; medians of %d rounds x %d steps"
+          % (args.batch, args.rounds, args.steps))
+    print("%-24s %-9s %-7s %-8s %10s %9s %9s %9s" % ("model", "keras", "threads", "kernels", "step ms",
+                                                   "speedup", "fused bn", "kforge"))
+    rows = []
+    for m in models:
+        for k in kerases:
+            for t in threads:
+                base = med((m, k, t, "tf"))
+                for g in ("tf", "kforge"):
+                    step = med((m, k, t, g))
+                    first = results[(m, k, t, g)][0]
+                    rows.append({"model": m, "keras": k, "threads": t, "kernels": g, "step_ms": 1e3 * step,
+                                 "speedup": base / step, "fused_bn": first["fused_bn"],
+                                 "kforge_nodes": first["kforge_nodes"]})
+                    print("%-24s %-9s %-7s %-8s %10.1f %8.2fx %9d %9d" % (
+                        m, label[k], t, g, 1e3 * step, base / step, first["fused_bn"], first["kforge_nodes"]))
+    print()
+    misses = []
+    if "3" in kerases:
+        for m in models:
+            want = KERAS_TARGETS.get(m, KERAS_TARGET_OTHERS)
+            for t in threads:
+                sp = med((m, "3", t, "tf")) / med((m, "3", t, "kforge"))
+                ok = sp >= want
+                print("target %-24s threads %-4s Keras 3 + kforge vs Keras 3's own: %.2fx (>= %.1fx) %s" % (
+                    m, t, sp, want, "met" if ok else "MISSED"))
+                if not ok:
+                    misses.append("%s threads %s: %.2fx < %.1fx" % (m, t, sp, want))
+                if "2" in kerases:
+                    k3 = med((m, "3", t, "kforge"))
+                    k2 = med((m, "2", t, "kforge"))
+                    ok = k3 <= k2
+                    print("target %-24s threads %-4s Keras 3 + kforge %.1f ms vs tf-keras + kforge %.1f ms "
+                          "(no slower) %s" % (m, t, 1e3 * k3, 1e3 * k2, "met" if ok else "MISSED"))
+                    if not ok:
+                        misses.append("%s threads %s: Keras 3 + kforge %.2fx tf-keras + kforge's time"
+                                      % (m, t, k3 / k2))
+    print("targets missed: %s" % ("; ".join(misses) if misses else "none"))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", help="instead of the step: the gradient ops alone of these models "
@@ -315,7 +467,14 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--child-threads")
     ap.add_argument("--child-grads")
+    ap.add_argument("--keras", help="whole-model steps in these Kerases: 3 (keras), 2 (tf-keras) or 3,2")
+    ap.add_argument("--step-models", default="mobilenet_v2_96,mobilenet_v3_small_128,efficientnet_b0_128",
+                    help="with --keras: the models (names of --models)")
+    ap.add_argument("--child-keras")
     args = ap.parse_args()
+    if args.child_keras:
+        child_keras(args)
+        return 0
     if args.child_threads and args.child_model:
         child_ops(args)
         return 0
@@ -324,6 +483,8 @@ def main():
         return 0
     if args.models:
         return ops_table(args)
+    if args.keras:
+        return keras_table(args)
     results = {}
     configs = [(t, g) for t in args.threads.split(",") for g in ("tf", "kforge")]
     for r in range(args.rounds):

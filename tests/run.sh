@@ -173,6 +173,11 @@ done
 run_suite tf-ops bash tests/tf/run_tfop.sh
 # a tf-keras MobileNetV2 trained 20 steps with TF's and with kforge's gradients
 run_suite tf-train bash tests/tf/run_train.sh
+# Keras 3's batch norm through the fused op and kforge's gradient, against Keras' own
+run_suite tf-keras3 bash tests/tf/run_keras3.sh
+for cap in avx2 scalar; do
+  run_suite "tf-keras3@$cap" env KFORGE_ISA=$cap bash tests/tf/run_keras3.sh --quick
+done
 run_suite models sh tests/models/test_models.sh
 
 wait "$LANE2" || true

@@ -19,7 +19,8 @@
 KFORGE_TF_VERSION=2.21.0
 # Exact pins (the versions `pip freeze` showed in the venv these tests were
 # written against).
-KFORGE_TF_PINS="tensorflow-cpu==2.21.0 tf-keras==2.21.0 numpy==2.4.6 ml_dtypes==0.6.0"
+# keras: Keras 3, what `import keras` gives (a dependency of tensorflow-cpu, pinned here).
+KFORGE_TF_PINS="tensorflow-cpu==2.21.0 tf-keras==2.21.0 keras==3.15.1 numpy==2.4.6 ml_dtypes==0.6.0"
 
 # kforge_tf_verify PYTHON: imports tensorflow, numpy and ml_dtypes and checks
 # that the installed versions are the pins.

@@ -11,7 +11,8 @@
 
 The forward ops stay TF's (FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3,
 DepthwiseConv2dNative); what changes is the Python gradient function TF
-looks up for them. TF 2.21 keeps one registry of gradient functions,
+looks up for them. (Keras 3's BatchNormalization has no fused op: enable()
+also has .keras3 route it through FusedBatchNormV3.) TF 2.21 keeps one registry of gradient functions,
 ``tensorflow.python.framework.ops.gradient_registry`` (a
 ``registry.Registry``: ``_registry[op_type] = {"type": fn, "location": ...}``),
 and reads it at the moment it builds a gradient:
@@ -118,8 +119,11 @@ def _attr_str(v):
 
 
 def _on_cpu(op):
-    """True when the forward op runs on the CPU (where kforge's kernels are)."""
+    """True when the forward op runs on the CPU (where kforge's kernels are), outside XLA."""
     import tensorflow as tf
+    from . import keras3
+    if keras3.in_xla():                        # jit_compile: custom ops have no XLA kernel
+        return False
     dev = getattr(op, "device", None)          # a graph Operation
     if dev is None:                            # eager: backprop's _MockOp has no device
         t = op.inputs[0] if op.inputs else None
@@ -253,11 +257,15 @@ def enable():
             _originals[t] = e["type"]
         for t, e in entries.items():
             e["type"] = _KFORGE_FNS[t]
+        from . import keras3  # Keras 3's batch norm has no fused op to reroute: give it one
+        keras3.enable(_gpu_visible)
 
 
 def disable():
     """Puts TF's gradient functions back (idempotent)."""
     with _lock:
+        from . import keras3
+        keras3.disable()
         for t, fn in list(_originals.items()):
             e = _entry(t)
             if e["type"] is _KFORGE_FNS[t]:
