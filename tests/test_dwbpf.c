@@ -6,7 +6,10 @@
 **     EXPLICIT, unequal strides, dilations, multipliers 1..4, empty dims,
 **     an empty batch (zeros);
 **   - every specialized kernel of the registry forced by name on random
-**     shapes of its configuration (skipped where its ISA is not here);
+**     shapes of its configuration (skipped where its ISA is not here),
+**     among them many channels over few pixels (channel groups, pieces
+**     bounded by L1B); with KFORGE_TEST_EVERY_KERNEL_ONLY (tests/tuning:
+**     the knob variants' library) only these;
 **   - default selection picks a specialized kernel for its configuration;
 **   - bitwise equal results for 1 and 3 threads;
 **   - accuracy of a long reduction (N*OH*OW = 2^20 per tap);
@@ -355,6 +358,9 @@ static void special_case(const kconf *k, int variant, th_rng *r, bcase *d) {
     case 4: d->n = 0; break; /* empty batch: zeros */
     case 5: d->c = 16 * ri(r, 1, 3), d->h = ri(r, 20, 40), d->w = ri(r, 130, 300), d->n = 1; break; /* long rows */
     case 6: d->c = 8 * ri(r, 1, 4), d->h = ri(r, 3, 7), d->w = ri(r, 3, 7), d->n = ri(r, 3, 9); break; /* small images */
+    case 7: /* many channels, short reduction: channel groups (a piece above TASKWORK) and L1-bounded pieces */
+      d->c = ri(r, 300, 420), d->h = ri(r, 3, 9), d->w = ri(r, 3, 9), d->n = ri(r, 1, 3);
+      break;
     default: break;
   }
 }
@@ -371,7 +377,7 @@ static void test_every_kernel(void) {
     memset(&o, 0, sizeof o);
     o.kernel = kf_kernel_name(i);
     th_seed_case(r, "every %s", o.kernel);
-    for (v = 0; v < 7; v++)
+    for (v = 0; v < 8; v++)
       for (rep = 0; rep < 3; rep++) {
         bcase d;
         special_case(&k, v, r, &d);
@@ -615,6 +621,11 @@ static void test_extensions(void) {
 }
 
 int main(void) {
+  if (getenv("KFORGE_TEST_EVERY_KERNEL_ONLY")) { /* another kernel set (tests/tuning): its kernels only */
+    test_every_kernel();
+    test_determinism();
+    return th_done();
+  }
   test_negative();
   test_generic();
   test_empty();
