@@ -18,14 +18,22 @@ size_t kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_scratch(const void *args);
 #define KV_T KV_T_BF16
 #include "kfi_simd_avx2.h"
 
-/* Lanes [lo, hi) of the vector whose lane 0 is element off of row p, the
-   other lanes 0 (0 <= lo < hi <= 8; only p[off + lo], ..., p[off + hi - 1]
-   are read, and only they need exist: lane 0's address may lie before the
-   row, so it is formed as an integer, and the masked lanes are not read). */
-static inline kv_f kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldr(const uint16_t *p, int64_t off, int64_t lo, int64_t hi) {
+/* A lane interval [lo, hi) of a vector (0 <= lo < hi <= 8) as a mask, and
+   the load of those lanes of the vector whose lane 0 is element off of row
+   p, the other lanes 0: only p[off + lo], ..., p[off + hi - 1] are read,
+   and only they need exist (lane 0's address may lie before the row, so it
+   is formed as an integer; masked lanes are not read). */
+typedef struct { int64_t lo, hi; } kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_m;
+static inline kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_m kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_mk(int64_t lo, int64_t hi) {
+  kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_m m;
+  m.lo = lo;
+  m.hi = hi;
+  return m;
+}
+static inline kv_f kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldm(const uint16_t *p, int64_t off, kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_m m) {
   uint16_t buf[8];
   int64_t i;
-  for (i = 0; i < 8; i++) buf[i] = i >= lo && i < hi ? p[off + i] : (uint16_t)0;
+  for (i = 0; i < 8; i++) buf[i] = i >= m.lo && i < m.hi ? p[off + i] : (uint16_t)0;
   return kv_ld(buf);
 }
 
@@ -36,9 +44,7 @@ static void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_p1_fast(const kfi_dwbpf_arg
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, b = r0 / OH, oy = r0 % OH;
-  (void)c1;
-  (void)nvec;
+  int64_t r, b, oy, j;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -48,44 +54,57 @@ static void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_p1_fast(const kfi_dwbpf_arg
   kv_f s2_0 = kv_zero();
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
-  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
-    const int64_t iy0 = oy * 1 - PT;
-    const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
-    unsigned vm = 0;
-    int64_t j;
-    const uint16_t *x0 = x;
-    const uint16_t *x1 = x;
-    const uint16_t *x2 = x;
-    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
-      x0 = x + ((b * C + c) * H + iy0 + 0) * W;
-      vm |= 1u;
-    }
-    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
-      x1 = x + ((b * C + c) * H + iy0 + 1) * W;
-      vm |= 2u;
-    }
-    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
-      x2 = x + ((b * C + c) * H + iy0 + 2) * W;
-      vm |= 4u;
-    }
-    if (!vm) continue;
-    for (j = jl; j < jr; j++) {
-      const int64_t ox0 = c0 + j * 8, i0 = ox0 - PL;
-      const kv_f gv = kv_ld(g + ox0);
-      if (vm & 1u) {
-        s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
-        s0_1 = kv_fma(kv_ld(x0 + i0 + 1), gv, s0_1);
-        s0_2 = kv_fma(kv_ld(x0 + i0 + 2), gv, s0_2);
+  (void)c1;
+  (void)nvec;
+  {
+    b = r0 / OH;
+    oy = r0 % OH;
+    for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+      const int64_t iy0 = oy * 1 - PT;
+      const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
+      unsigned vm = 0;
+      const uint16_t *x0 = x;
+      const uint16_t *x1 = x;
+      const uint16_t *x2 = x;
+      if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+        x0 = x + ((b * C + c) * H + iy0 + 0) * W;
+        vm |= 1u;
       }
-      if (vm & 2u) {
-        s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
-        s1_1 = kv_fma(kv_ld(x1 + i0 + 1), gv, s1_1);
-        s1_2 = kv_fma(kv_ld(x1 + i0 + 2), gv, s1_2);
+      if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+        x1 = x + ((b * C + c) * H + iy0 + 1) * W;
+        vm |= 2u;
       }
-      if (vm & 4u) {
-        s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
-        s2_1 = kv_fma(kv_ld(x2 + i0 + 1), gv, s2_1);
-        s2_2 = kv_fma(kv_ld(x2 + i0 + 2), gv, s2_2);
+      if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+        x2 = x + ((b * C + c) * H + iy0 + 2) * W;
+        vm |= 4u;
+      }
+      if (1) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
+           walk of the same plane reads next; the planes of a piece are short runs
+           that the hardware prefetchers learn too late; in the ends walker
+           only where the fast walker did not run, on its first vector) */
+        int64_t k;
+        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
+        for (k = 0; k < W; k += 32) KFI_PREFETCH(x2, 2 * W + k);
+      }
+      if (!vm) continue;
+      for (j = jl; j < jr; j++) {
+        const int64_t ox0 = c0 + j * 8, i0 = ox0 - PL;
+        const kv_f gv = kv_ld(g + ox0);
+        if (vm & 1u) {
+          s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
+          s0_1 = kv_fma(kv_ld(x0 + i0 + 1), gv, s0_1);
+          s0_2 = kv_fma(kv_ld(x0 + i0 + 2), gv, s0_2);
+        }
+        if (vm & 2u) {
+          s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
+          s1_1 = kv_fma(kv_ld(x1 + i0 + 1), gv, s1_1);
+          s1_2 = kv_fma(kv_ld(x1 + i0 + 2), gv, s1_2);
+        }
+        if (vm & 4u) {
+          s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
+          s2_1 = kv_fma(kv_ld(x2 + i0 + 1), gv, s2_1);
+          s2_2 = kv_fma(kv_ld(x2 + i0 + 2), gv, s2_2);
+        }
       }
     }
   }
@@ -100,14 +119,14 @@ static void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_p1_fast(const kfi_dwbpf_arg
   part[8 * C + c] += kv_hsum(s2_2);
 }
 
-/* pass 1 (filter rows 0, 1, 2), the other vectors j in [0, jl) and [jr, nvec), by interval loads
+/* pass 1 (filter rows 0, 1, 2), the other vectors j in [0, jl) and [jr, nvec), by masked loads, one vector at a time
    (cols c0 + j*8 ...), rows [r0, r1) of channel c; the sums added to part */
 static KFI_NOINLINE void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_p1_ends(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
                                 int64_t jr, int64_t nvec, int64_t c, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
-  int64_t r, b = r0 / OH, oy = r0 % OH;
+  int64_t r, b, oy, j;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -117,66 +136,83 @@ static KFI_NOINLINE void kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_p1_ends(const 
   kv_f s2_0 = kv_zero();
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
-  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
-    const int64_t iy0 = oy * 1 - PT;
-    const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
-    unsigned vm = 0;
-    int64_t j;
-    const uint16_t *x0 = x;
-    const uint16_t *x1 = x;
-    const uint16_t *x2 = x;
-    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
-      x0 = x + ((b * C + c) * H + iy0 + 0) * W;
-      vm |= 1u;
-    }
-    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
-      x1 = x + ((b * C + c) * H + iy0 + 1) * W;
-      vm |= 2u;
-    }
-    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
-      x2 = x + ((b * C + c) * H + iy0 + 2) * W;
-      vm |= 4u;
-    }
-    if (!vm) continue;
-    for (j = 0; j < nvec; j++) {
-      int64_t ox0;
-      if (j == jl) j = jr;
-      if (j >= nvec) break;
-      ox0 = c0 + j * 8;
-      { /* tap col 0: lanes whose input col ox0 + lane - PL + 0 and output col exist */
-        const int64_t lo = PL - 0 - ox0 > 0 ? PL - 0 - ox0 : 0;
-        int64_t hi = c1 - ox0 < 8 ? c1 - ox0 : 8;
-        if (W + PL - 0 - ox0 < hi) hi = W + PL - 0 - ox0;
-        if (hi > lo) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldr(g, ox0, lo, hi);
-          if (vm & 1u) s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldr(x0, ox0 - PL + 0, lo, hi), gv, s0_0);
-          if (vm & 2u) s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldr(x1, ox0 - PL + 0, lo, hi), gv, s1_0);
-          if (vm & 4u) s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldr(x2, ox0 - PL + 0, lo, hi), gv, s2_0);
-        }
+  int pf = jr <= jl;
+  for (j = 0; j < nvec; j++) {
+    int64_t ox0;
+    kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_m m0;
+    int64_t lo0, hi0;
+    kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_m m1;
+    int64_t lo1, hi1;
+    kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_m m2;
+    int64_t lo2, hi2;
+    if (j == jl) j = jr;
+    if (j >= nvec) break;
+    ox0 = c0 + j * 8;
+    /* tap col 0: the lanes whose input col ox0 + lane - PL + 0 and output col exist */
+    lo0 = PL - 0 - ox0 > 0 ? PL - 0 - ox0 : 0;
+    hi0 = c1 - ox0 < 8 ? c1 - ox0 : 8;
+    if (W + PL - 0 - ox0 < hi0) hi0 = W + PL - 0 - ox0;
+    m0 = hi0 > lo0 ? kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_mk(lo0, hi0) : kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_mk(0, 0);
+    /* tap col 1: the lanes whose input col ox0 + lane - PL + 1 and output col exist */
+    lo1 = PL - 1 - ox0 > 0 ? PL - 1 - ox0 : 0;
+    hi1 = c1 - ox0 < 8 ? c1 - ox0 : 8;
+    if (W + PL - 1 - ox0 < hi1) hi1 = W + PL - 1 - ox0;
+    m1 = hi1 > lo1 ? kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_mk(lo1, hi1) : kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_mk(0, 0);
+    /* tap col 2: the lanes whose input col ox0 + lane - PL + 2 and output col exist */
+    lo2 = PL - 2 - ox0 > 0 ? PL - 2 - ox0 : 0;
+    hi2 = c1 - ox0 < 8 ? c1 - ox0 : 8;
+    if (W + PL - 2 - ox0 < hi2) hi2 = W + PL - 2 - ox0;
+    m2 = hi2 > lo2 ? kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_mk(lo2, hi2) : kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_mk(0, 0);
+    b = r0 / OH;
+    oy = r0 % OH;
+    for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+      const int64_t iy0 = oy * 1 - PT;
+      const uint16_t *g = dy + ((b * C + c) * OH + oy) * OW;
+      unsigned vm = 0;
+      const uint16_t *x0 = x;
+      const uint16_t *x1 = x;
+      const uint16_t *x2 = x;
+      if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+        x0 = x + ((b * C + c) * H + iy0 + 0) * W;
+        vm |= 1u;
       }
-      { /* tap col 1: lanes whose input col ox0 + lane - PL + 1 and output col exist */
-        const int64_t lo = PL - 1 - ox0 > 0 ? PL - 1 - ox0 : 0;
-        int64_t hi = c1 - ox0 < 8 ? c1 - ox0 : 8;
-        if (W + PL - 1 - ox0 < hi) hi = W + PL - 1 - ox0;
-        if (hi > lo) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldr(g, ox0, lo, hi);
-          if (vm & 1u) s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldr(x0, ox0 - PL + 1, lo, hi), gv, s0_1);
-          if (vm & 2u) s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldr(x1, ox0 - PL + 1, lo, hi), gv, s1_1);
-          if (vm & 4u) s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldr(x2, ox0 - PL + 1, lo, hi), gv, s2_1);
-        }
+      if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+        x1 = x + ((b * C + c) * H + iy0 + 1) * W;
+        vm |= 2u;
       }
-      { /* tap col 2: lanes whose input col ox0 + lane - PL + 2 and output col exist */
-        const int64_t lo = PL - 2 - ox0 > 0 ? PL - 2 - ox0 : 0;
-        int64_t hi = c1 - ox0 < 8 ? c1 - ox0 : 8;
-        if (W + PL - 2 - ox0 < hi) hi = W + PL - 2 - ox0;
-        if (hi > lo) {
-          const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldr(g, ox0, lo, hi);
-          if (vm & 1u) s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldr(x0, ox0 - PL + 2, lo, hi), gv, s0_2);
-          if (vm & 2u) s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldr(x1, ox0 - PL + 2, lo, hi), gv, s1_2);
-          if (vm & 4u) s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldr(x2, ox0 - PL + 2, lo, hi), gv, s2_2);
-        }
+      if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+        x2 = x + ((b * C + c) * H + iy0 + 2) * W;
+        vm |= 4u;
+      }
+      if (pf) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
+           walk of the same plane reads next; the planes of a piece are short runs
+           that the hardware prefetchers learn too late; in the ends walker
+           only where the fast walker did not run, on its first vector) */
+        int64_t k;
+        for (k = 0; k < OW; k += 32) KFI_PREFETCH(g, 2 * OW + k);
+        for (k = 0; k < W; k += 32) KFI_PREFETCH(x2, 2 * W + k);
+      }
+      if (!vm) continue;
+      if (hi0 > lo0) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldm(g, ox0, m0);
+        if (vm & 1u) s0_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldm(x0, ox0 - PL + 0, m0), gv, s0_0);
+        if (vm & 2u) s1_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldm(x1, ox0 - PL + 0, m0), gv, s1_0);
+        if (vm & 4u) s2_0 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldm(x2, ox0 - PL + 0, m0), gv, s2_0);
+      }
+      if (hi1 > lo1) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldm(g, ox0, m1);
+        if (vm & 1u) s0_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldm(x0, ox0 - PL + 1, m1), gv, s0_1);
+        if (vm & 2u) s1_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldm(x1, ox0 - PL + 1, m1), gv, s1_1);
+        if (vm & 4u) s2_1 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldm(x2, ox0 - PL + 1, m1), gv, s2_1);
+      }
+      if (hi2 > lo2) {
+        const kv_f gv = kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldm(g, ox0, m2);
+        if (vm & 1u) s0_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldm(x0, ox0 - PL + 2, m2), gv, s0_2);
+        if (vm & 2u) s1_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldm(x1, ox0 - PL + 2, m2), gv, s1_2);
+        if (vm & 4u) s2_2 = kv_fma(kfg_dwbpf_bf16_nchw_k3x3s1x1d1x1m1__avx2_ldm(x2, ox0 - PL + 2, m2), gv, s2_2);
       }
     }
+    pf = 0;
   }
   part[0 * C + c] += kv_hsum(s0_0);
   part[1 * C + c] += kv_hsum(s0_1);

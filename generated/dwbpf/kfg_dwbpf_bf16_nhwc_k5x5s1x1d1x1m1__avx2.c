@@ -55,6 +55,9 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
       for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
         const kv_f gv = kv_ld(g + ox * C);
         const int64_t i0 = (ox * 1 - PL) * C;
+        KFI_PREFETCH(g + ox * C, 8);
+        KFI_PREFETCH(x0 + i0 + 4 * C, 8);
+        KFI_PREFETCH(x1 + i0 + 4 * C, 8);
         s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
         s0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv, s0_1);
         s0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv, s0_2);
@@ -70,6 +73,9 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
       for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
         const kv_f gv = kv_ld(g + ox * C);
         const int64_t i0 = (ox * 1 - PL) * C;
+        KFI_PREFETCH(g + ox * C, 8);
+        KFI_PREFETCH(x0 + i0 + 4 * C, 8);
+        KFI_PREFETCH(x1 + i0 + 4 * C, 8);
         if (vm & 1u) {
           s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
           s0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv, s0_1);
@@ -93,6 +99,17 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_arg
       if (ox >= c1) break;
       gv = kv_ld(g + ox * C);
       ix0 = ox * 1 - PL;
+      KFI_PREFETCH(g + ox * C, 8);
+      KFI_PREFETCH(x0 + (ix0 + 0) * C, 8);
+      KFI_PREFETCH(x0 + (ix0 + 1) * C, 8);
+      KFI_PREFETCH(x0 + (ix0 + 2) * C, 8);
+      KFI_PREFETCH(x0 + (ix0 + 3) * C, 8);
+      KFI_PREFETCH(x0 + (ix0 + 4) * C, 8);
+      KFI_PREFETCH(x1 + (ix0 + 0) * C, 8);
+      KFI_PREFETCH(x1 + (ix0 + 1) * C, 8);
+      KFI_PREFETCH(x1 + (ix0 + 2) * C, 8);
+      KFI_PREFETCH(x1 + (ix0 + 3) * C, 8);
+      KFI_PREFETCH(x1 + (ix0 + 4) * C, 8);
       if (vm & 1u) {
         if (ix0 + 0 >= 0 && ix0 + 0 < W) s0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv, s0_0);
         if (ix0 + 1 >= 0 && ix0 + 1 < W) s0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv, s0_1);
@@ -285,6 +302,9 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_arg
       for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
         const kv_f gv = kv_ld(g + ox * C);
         const int64_t i0 = (ox * 1 - PL) * C;
+        KFI_PREFETCH(g + ox * C, 8);
+        KFI_PREFETCH(x2 + i0 + 4 * C, 8);
+        KFI_PREFETCH(x3 + i0 + 4 * C, 8);
         s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
         s2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv, s2_1);
         s2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv, s2_2);
@@ -300,6 +320,9 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_arg
       for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
         const kv_f gv = kv_ld(g + ox * C);
         const int64_t i0 = (ox * 1 - PL) * C;
+        KFI_PREFETCH(g + ox * C, 8);
+        KFI_PREFETCH(x2 + i0 + 4 * C, 8);
+        KFI_PREFETCH(x3 + i0 + 4 * C, 8);
         if (vm & 4u) {
           s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
           s2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv, s2_1);
@@ -323,6 +346,17 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_arg
       if (ox >= c1) break;
       gv = kv_ld(g + ox * C);
       ix0 = ox * 1 - PL;
+      KFI_PREFETCH(g + ox * C, 8);
+      KFI_PREFETCH(x2 + (ix0 + 0) * C, 8);
+      KFI_PREFETCH(x2 + (ix0 + 1) * C, 8);
+      KFI_PREFETCH(x2 + (ix0 + 2) * C, 8);
+      KFI_PREFETCH(x2 + (ix0 + 3) * C, 8);
+      KFI_PREFETCH(x2 + (ix0 + 4) * C, 8);
+      KFI_PREFETCH(x3 + (ix0 + 0) * C, 8);
+      KFI_PREFETCH(x3 + (ix0 + 1) * C, 8);
+      KFI_PREFETCH(x3 + (ix0 + 2) * C, 8);
+      KFI_PREFETCH(x3 + (ix0 + 3) * C, 8);
+      KFI_PREFETCH(x3 + (ix0 + 4) * C, 8);
       if (vm & 4u) {
         if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv, s2_0);
         if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv, s2_1);
@@ -505,6 +539,8 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_arg
       for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
         const kv_f gv = kv_ld(g + ox * C);
         const int64_t i0 = (ox * 1 - PL) * C;
+        KFI_PREFETCH(g + ox * C, 8);
+        KFI_PREFETCH(x4 + i0 + 4 * C, 8);
         s4_0 = kv_fma(kv_ld(x4 + i0), gv, s4_0);
         s4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv, s4_1);
         s4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv, s4_2);
@@ -515,6 +551,8 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_arg
       for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
         const kv_f gv = kv_ld(g + ox * C);
         const int64_t i0 = (ox * 1 - PL) * C;
+        KFI_PREFETCH(g + ox * C, 8);
+        KFI_PREFETCH(x4 + i0 + 4 * C, 8);
         if (vm & 16u) {
           s4_0 = kv_fma(kv_ld(x4 + i0), gv, s4_0);
           s4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv, s4_1);
@@ -531,6 +569,12 @@ static void kfg_dwbpf_bf16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_arg
       if (ox >= c1) break;
       gv = kv_ld(g + ox * C);
       ix0 = ox * 1 - PL;
+      KFI_PREFETCH(g + ox * C, 8);
+      KFI_PREFETCH(x4 + (ix0 + 0) * C, 8);
+      KFI_PREFETCH(x4 + (ix0 + 1) * C, 8);
+      KFI_PREFETCH(x4 + (ix0 + 2) * C, 8);
+      KFI_PREFETCH(x4 + (ix0 + 3) * C, 8);
+      KFI_PREFETCH(x4 + (ix0 + 4) * C, 8);
       if (vm & 16u) {
         if (ix0 + 0 >= 0 && ix0 + 0 < W) s4_0 = kv_fma(kv_ld(x4 + (ix0 + 0) * C), gv, s4_0);
         if (ix0 + 1 >= 0 && ix0 + 1 < W) s4_1 = kv_fma(kv_ld(x4 + (ix0 + 1) * C), gv, s4_1);

@@ -53,6 +53,10 @@ static void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
       for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
         const kv_f gv = kv_ld(g + ox * C);
         const int64_t i0 = (ox * 1 - PL) * C;
+        KFI_PREFETCH(g + ox * C, 4);
+        KFI_PREFETCH(x0 + i0 + 2 * C, 4);
+        KFI_PREFETCH(x1 + i0 + 2 * C, 4);
+        KFI_PREFETCH(x2 + i0 + 2 * C, 4);
         s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
         s0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv, s0_1);
         s0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv, s0_2);
@@ -67,6 +71,10 @@ static void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
       for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
         const kv_f gv = kv_ld(g + ox * C);
         const int64_t i0 = (ox * 1 - PL) * C;
+        KFI_PREFETCH(g + ox * C, 4);
+        KFI_PREFETCH(x0 + i0 + 2 * C, 4);
+        KFI_PREFETCH(x1 + i0 + 2 * C, 4);
+        KFI_PREFETCH(x2 + i0 + 2 * C, 4);
         if (vm & 1u) {
           s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
           s0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv, s0_1);
@@ -91,6 +99,16 @@ static void kfg_dwbpf_f16_nhwc_k3x3s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
       if (ox >= c1) break;
       gv = kv_ld(g + ox * C);
       ix0 = ox * 1 - PL;
+      KFI_PREFETCH(g + ox * C, 4);
+      KFI_PREFETCH(x0 + (ix0 + 0) * C, 4);
+      KFI_PREFETCH(x0 + (ix0 + 1) * C, 4);
+      KFI_PREFETCH(x0 + (ix0 + 2) * C, 4);
+      KFI_PREFETCH(x1 + (ix0 + 0) * C, 4);
+      KFI_PREFETCH(x1 + (ix0 + 1) * C, 4);
+      KFI_PREFETCH(x1 + (ix0 + 2) * C, 4);
+      KFI_PREFETCH(x2 + (ix0 + 0) * C, 4);
+      KFI_PREFETCH(x2 + (ix0 + 1) * C, 4);
+      KFI_PREFETCH(x2 + (ix0 + 2) * C, 4);
       if (vm & 1u) {
         if (ix0 + 0 >= 0 && ix0 + 0 < W) s0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv, s0_0);
         if (ix0 + 1 >= 0 && ix0 + 1 < W) s0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv, s0_1);
