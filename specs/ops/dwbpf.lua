@@ -126,7 +126,8 @@ return {
     SERIAL = 4194304,   -- multiply-adds below which the tasks run on the calling thread
     RED = 512,          -- filter elements per chunk of the final reduction (calling thread)
     L1B = 0,            -- NHWC SIMD kernels: bytes of x and dy a piece may span (0: no bound; docs/performance_dwbpf.md)
-    PF = 1,             -- NHWC SIMD kernels: prefetch the next channel vector's lines (0: no)
+    PF = 1,             -- SIMD kernels: prefetch the next channel vector's lines (NHWC) or rows ahead (NCHW) (0: no)
+    L1W = 24576,        -- NHWC SIMD kernels: bytes of reused rows below which passes take several channel vectors
   },
 
   -- Tunable params (docs/tuning.md): every value is correct (the partition
@@ -136,6 +137,8 @@ return {
     { name = "TASKWORK", tag = "t", values = { 65536, 262144, 1048576 }, doc = "multiply-adds per task: the thread work grain" },
     { name = "L1B", tag = "l", values = { 0, 16384, 32768, 65536 },
       doc = "NHWC SIMD kernels: bytes of x and dy a piece may span (0: no bound)" },
-    { name = "PF", tag = "pf", values = { 0, 1 }, doc = "NHWC SIMD kernels: prefetch the next channel vector's lines" },
+    { name = "PF", tag = "pf", values = { 0, 1 }, doc = "SIMD kernels: prefetch (NHWC: the next channel vector; NCHW: rows ahead)" },
+    { name = "L1W", tag = "w", values = { 0, 12288, 24576, 49152, 1073741824 },
+      doc = "NHWC SIMD kernels: bytes of reused rows below which passes take several channel vectors (0: never)" },
   },
 }

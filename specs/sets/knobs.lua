@@ -53,7 +53,8 @@ return {
     { family = "dwbpi", kind = "generic", T = "*" },
     -- Depthwise filter gradient: its partition knobs (PIECE: pixels per
     -- piece, NCHW vectors per lane; TASKWORK: the task grain, and with it
-    -- the channel groups; L1B: the L1 bound of an NHWC piece) in float on
+    -- the channel groups; L1B: the L1 bound of an NHWC piece), prefetching
+    -- (PF) and the wide NHWC walker (L1W: never, always) in float on
     -- both x86 SIMD ISAs and in portable C, NHWC and NCHW, the 3x3 and 5x5
     -- filters at strides 1 and 2 (NCHW stride 2 runs the plain loops).
     { family = "dwbpf", kind = "specialized", isa = { "scalar", "avx2", "avx512" }, T = "f32", layout = "*",
@@ -67,6 +68,11 @@ return {
     { family = "dwbpf", kind = "specialized", isa = { "scalar", "avx2", "avx512" }, T = "f32", layout = "nhwc",
       kh = { 3, 5 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = 1,
       knobs = { L1B = { 16384, 32768, 65536 } } },
+    { family = "dwbpf", kind = "specialized", isa = { "avx2", "avx512" }, T = "f32", layout = "*",
+      kh = 3, kw = 3, sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = 1, knobs = { PF = 0 } },
+    { family = "dwbpf", kind = "specialized", isa = { "avx2", "avx512" }, T = "f32", layout = "nhwc",
+      kh = { 3, 5 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = 1,
+      knobs = { L1W = { 0, 1073741824 } } },
     { family = "dwbpf", kind = "generic", T = "*" },
   },
 }
