@@ -60,7 +60,15 @@ typedef struct kfi_dwbpf_args {
   const void *x, *dy;            /* T: input [n,h,w,c] / [n,c,h,w]; out_backprop */
   void *dw_out;                  /* T: filter_backprop [kh, kw, c, m] */
   void *scratch;                 /* the kernel's scratch query, in bytes */
+  int64_t llc;                   /* bytes of the last-level cache (kfi_cpu_llc_bytes), 0: unknown */
 } kfi_dwbpf_args;
+
+/* Whether x and dy together exceed half the last-level cache, so that a
+   call reads them from DRAM: NHWC kernels then prefetch their passes. */
+static inline int kfi_dwbpf_far(const kfi_dwbpf_args *a, int64_t esize) {
+  const int64_t llc = a->llc > 0 ? a->llc : KFI_LLC_DEFAULT;
+  return (a->n * a->h * a->w * a->c + a->n * a->oh * a->ow * a->c * a->m) * esize > llc / 2;
+}
 
 typedef struct kfi_dwbpf_tiling {
   int64_t rows, cols;            /* flattened output rows and cols per piece */

@@ -8,10 +8,12 @@
 **   - every specialized kernel of the registry forced by name on random
 **     shapes of its configuration (skipped where its ISA is not here),
 **     among them many channels over few pixels (channel groups, pieces
-**     bounded by L1B); with KFORGE_TEST_EVERY_KERNEL_ONLY (tests/tuning:
+**     bounded by L1B), a third of them with KFORGE_LLC=64K (the NHWC SIMD
+**     kernels' prefetching walkers, chosen where x and dy exceed half the
+**     LLC); with KFORGE_TEST_EVERY_KERNEL_ONLY (tests/tuning:
 **     the knob variants' library) only these;
 **   - default selection picks a specialized kernel for its configuration;
-**   - bitwise equal results for 1 and 3 threads;
+**   - bitwise equal results for 1 and 3 threads (also with KFORGE_LLC=64K);
 **   - accuracy of a long reduction (N*OH*OW = 2^20 per tap);
 **   - one negative test per rule of specs/ops/dwbpf.lua (status, rule id,
 **     message: TF 2.21's words, docs/semantics_dwbpf.md), and that every
@@ -365,12 +367,29 @@ static void special_case(const kconf *k, int variant, th_rng *r, bcase *d) {
   }
 }
 
+/* KFORGE_LLC=64K while on (the runtime reads it at plan time), else the
+   caller's value back. */
+static void llc_small(int on) {
+  static char keep[64];
+  static int saved, set;
+  if (!saved) {
+    const char *e = getenv("KFORGE_LLC");
+    snprintf(keep, sizeof keep, "%s", e ? e : "");
+    set = e != NULL;
+    saved = 1;
+  }
+  if (on) setenv("KFORGE_LLC", "64K", 1);
+  else if (set) setenv("KFORGE_LLC", keep, 1);
+  else unsetenv("KFORGE_LLC");
+}
+
 static void test_every_kernel(void) {
   int i, nk = kf_kernel_count(), nspec = 0;
   for (i = 0; i < nk; i++) {
     kconf k;
     kf_plan_options o;
     th_rng r[1];
+    char lbl[200];
     int v, rep;
     if (!dwbpf_kernel(i, &k) || k.generic) continue;
     nspec++;
@@ -381,7 +400,12 @@ static void test_every_kernel(void) {
       for (rep = 0; rep < 3; rep++) {
         bcase d;
         special_case(&k, v, r, &d);
-        run_case(&d, &o, NULL, o.kernel, NULL);
+        /* the second of each: as on a CPU whose last-level cache is 64 KiB,
+           where the NHWC SIMD kernels run their prefetching walkers */
+        llc_small(rep == 1);
+        snprintf(lbl, sizeof lbl, "%s%s", o.kernel, rep == 1 ? " KFORGE_LLC=64K" : "");
+        run_case(&d, &o, NULL, lbl, NULL);
+        llc_small(0);
       }
     /* default selection: the best variant of this configuration here */
     if (th_kernel_best_here(o.kernel)) {
@@ -432,6 +456,9 @@ static void test_determinism(void) {
     d.T = k.T, d.nchw = k.nchw, d.kh = k.kh, d.kw = k.kw, d.sh = k.sh, d.sw = k.sw, d.dh = k.dh, d.dw = k.dw;
     d.m = k.dm, d.n = 4, d.h = 45, d.w = 29, d.c = 40, d.pad = KF_SAME;
     determinism_one(&d, kf_kernel_name(i));
+    llc_small(1); /* the prefetching walkers (NHWC SIMD) */
+    determinism_one(&d, kf_kernel_name(i));
+    llc_small(0);
   }
 }
 

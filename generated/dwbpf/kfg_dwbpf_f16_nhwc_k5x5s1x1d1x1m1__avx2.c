@@ -55,6 +55,160 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_args
       for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
+        s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
+        s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
+      }
+    } else {
+      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 1u) {
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
+        s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
+        }
+        if (vm & 2u) {
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
+        s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
+        }
+      }
+    }
+    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
+      int64_t ix0;
+      if (ox == lo) ox = hi;
+      if (ox >= c1) break;
+      ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_0_3 = kv_fma(kv_ld(x0 + (ix0 + 3) * C), gv0, s0_0_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_0_4 = kv_fma(kv_ld(x0 + (ix0 + 4) * C), gv0, s0_0_4);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_1_3 = kv_fma(kv_ld(x1 + (ix0 + 3) * C), gv0, s0_1_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_1_4 = kv_fma(kv_ld(x1 + (ix0 + 4) * C), gv0, s0_1_4);
+          }
+        }
+      }
+    }
+  }
+  {
+    float *q = part + 0 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_0));
+  }
+  {
+    float *q = part + 1 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_1));
+  }
+  {
+    float *q = part + 2 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_2));
+  }
+  {
+    float *q = part + 3 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_3));
+  }
+  {
+    float *q = part + 4 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_4));
+  }
+  {
+    float *q = part + 5 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_0));
+  }
+  {
+    float *q = part + 6 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_1));
+  }
+  {
+    float *q = part + 7 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_2));
+  }
+  {
+    float *q = part + 8 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_3));
+  }
+  {
+    float *q = part + 9 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_4));
+  }
+}
+
+/* pass 1 (filter rows 0, 1), 1 full channel vector:
+   the sums over rows [r0, r1), cols [c0, c1) added to part */
+static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
+  const uint16_t *x = (const uint16_t *)a->x;
+  const uint16_t *dy = (const uint16_t *)a->dy;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  kv_f s0_0_0 = kv_zero();
+  kv_f s0_0_1 = kv_zero();
+  kv_f s0_0_2 = kv_zero();
+  kv_f s0_0_3 = kv_zero();
+  kv_f s0_0_4 = kv_zero();
+  kv_f s0_1_0 = kv_zero();
+  kv_f s0_1_1 = kv_zero();
+  kv_f s0_1_2 = kv_zero();
+  kv_f s0_1_3 = kv_zero();
+  kv_f s0_1_4 = kv_zero();
+  (void)nl;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
+    const uint16_t *g = dy + r * a->ow * C + ch;
+    unsigned vm = 0;
+    const uint16_t *x0 = x;
+    const uint16_t *x1 = x;
+    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+      x0 = x + ((b * H + iy0 + 0) * W) * C + ch;
+      vm |= 1u;
+    }
+    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+      x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
+      vm |= 2u;
+    }
+    if (vm == 3u) {
+      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
         KFI_PREFETCH(g + ox * C, 8);
         KFI_PREFETCH(x0 + i0 + 4 * C, 8);
         KFI_PREFETCH(x1 + i0 + 4 * C, 8);
@@ -310,6 +464,160 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_tail(const k
 /* pass 2 (filter rows 2, 3), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
 static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
+  const uint16_t *x = (const uint16_t *)a->x;
+  const uint16_t *dy = (const uint16_t *)a->dy;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  kv_f s0_2_0 = kv_zero();
+  kv_f s0_2_1 = kv_zero();
+  kv_f s0_2_2 = kv_zero();
+  kv_f s0_2_3 = kv_zero();
+  kv_f s0_2_4 = kv_zero();
+  kv_f s0_3_0 = kv_zero();
+  kv_f s0_3_1 = kv_zero();
+  kv_f s0_3_2 = kv_zero();
+  kv_f s0_3_3 = kv_zero();
+  kv_f s0_3_4 = kv_zero();
+  (void)nl;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
+    const uint16_t *g = dy + r * a->ow * C + ch;
+    unsigned vm = 0;
+    const uint16_t *x2 = x;
+    const uint16_t *x3 = x;
+    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+      x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
+      vm |= 4u;
+    }
+    if (iy0 + 3 >= 0 && iy0 + 3 < H) {
+      x3 = x + ((b * H + iy0 + 3) * W) * C + ch;
+      vm |= 8u;
+    }
+    if (vm == 12u) {
+      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
+        s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
+        s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
+        s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
+        s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
+        s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
+        s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
+      }
+    } else {
+      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 4u) {
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
+        s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
+        }
+        if (vm & 8u) {
+        s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
+        s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
+        s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
+        s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
+        s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
+        }
+      }
+    }
+    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
+      int64_t ix0;
+      if (ox == lo) ox = hi;
+      if (ox >= c1) break;
+      ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_2_3 = kv_fma(kv_ld(x2 + (ix0 + 3) * C), gv0, s0_2_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_2_4 = kv_fma(kv_ld(x2 + (ix0 + 4) * C), gv0, s0_2_4);
+          }
+        }
+        if (vm & 8u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_3_0 = kv_fma(kv_ld(x3 + (ix0 + 0) * C), gv0, s0_3_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_3_1 = kv_fma(kv_ld(x3 + (ix0 + 1) * C), gv0, s0_3_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_3_2 = kv_fma(kv_ld(x3 + (ix0 + 2) * C), gv0, s0_3_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_3_3 = kv_fma(kv_ld(x3 + (ix0 + 3) * C), gv0, s0_3_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_3_4 = kv_fma(kv_ld(x3 + (ix0 + 4) * C), gv0, s0_3_4);
+          }
+        }
+      }
+    }
+  }
+  {
+    float *q = part + 10 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_0));
+  }
+  {
+    float *q = part + 11 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_1));
+  }
+  {
+    float *q = part + 12 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_2));
+  }
+  {
+    float *q = part + 13 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_3));
+  }
+  {
+    float *q = part + 14 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_4));
+  }
+  {
+    float *q = part + 15 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_3_0));
+  }
+  {
+    float *q = part + 16 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_3_1));
+  }
+  {
+    float *q = part + 17 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_3_2));
+  }
+  {
+    float *q = part + 18 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_3_3));
+  }
+  {
+    float *q = part + 19 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_3_4));
+  }
+}
+
+/* pass 2 (filter rows 2, 3), 1 full channel vector:
+   the sums over rows [r0, r1), cols [c0, c1) added to part */
+static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const uint16_t *x = (const uint16_t *)a->x;
@@ -623,6 +931,101 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_args
       for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
+        s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
+        s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
+        s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
+        s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
+        s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
+      }
+    } else {
+      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 16u) {
+        s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
+        s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
+        s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
+        s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
+        s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
+        }
+      }
+    }
+    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
+      int64_t ix0;
+      if (ox == lo) ox = hi;
+      if (ox >= c1) break;
+      ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 16u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_4_0 = kv_fma(kv_ld(x4 + (ix0 + 0) * C), gv0, s0_4_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_4_1 = kv_fma(kv_ld(x4 + (ix0 + 1) * C), gv0, s0_4_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_4_2 = kv_fma(kv_ld(x4 + (ix0 + 2) * C), gv0, s0_4_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_4_3 = kv_fma(kv_ld(x4 + (ix0 + 3) * C), gv0, s0_4_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_4_4 = kv_fma(kv_ld(x4 + (ix0 + 4) * C), gv0, s0_4_4);
+          }
+        }
+      }
+    }
+  }
+  {
+    float *q = part + 20 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_4_0));
+  }
+  {
+    float *q = part + 21 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_4_1));
+  }
+  {
+    float *q = part + 22 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_4_2));
+  }
+  {
+    float *q = part + 23 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_4_3));
+  }
+  {
+    float *q = part + 24 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_4_4));
+  }
+}
+
+/* pass 3 (filter rows 4), 1 full channel vector:
+   the sums over rows [r0, r1), cols [c0, c1) added to part */
+static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
+  const uint16_t *x = (const uint16_t *)a->x;
+  const uint16_t *dy = (const uint16_t *)a->dy;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  kv_f s0_4_0 = kv_zero();
+  kv_f s0_4_1 = kv_zero();
+  kv_f s0_4_2 = kv_zero();
+  kv_f s0_4_3 = kv_zero();
+  kv_f s0_4_4 = kv_zero();
+  (void)nl;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
+    const uint16_t *g = dy + r * a->ow * C + ch;
+    unsigned vm = 0;
+    const uint16_t *x4 = x;
+    if (iy0 + 4 >= 0 && iy0 + 4 < H) {
+      x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
+      vm |= 16u;
+    }
+    if (vm == 16u) {
+      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
         KFI_PREFETCH(g + ox * C, 8);
         KFI_PREFETCH(x4 + i0 + 4 * C, 8);
         s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
@@ -787,6 +1190,13 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_piece(const kfi_dwbpf_args *
   if (lo > c1) lo = c1;
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
+  if (kfi_dwbpf_far(a, sizeof(uint16_t))) { /* the same walks, prefetching */
+    for (; ch + 8 <= ch1; ch += 8) {
+      kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
+      kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
+      kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
+    }
+  }
   for (; ch + 8 <= ch1; ch += 8) {
     kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
     kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(a, r0, r1, c0, c1, lo, hi, ch, 8, part);

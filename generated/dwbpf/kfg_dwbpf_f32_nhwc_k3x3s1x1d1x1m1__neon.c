@@ -73,6 +73,309 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_wide(const kfi_dwbpf_args
         const kv_f gv0 = kv_ld(g + ox * C);
         const kv_f gv1 = kv_ld(g + ox * C + 4);
         const kv_f gv2 = kv_ld(g + ox * C + 8);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 4), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 8), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 4), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 8), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 4), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 8), gv2, s2_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 4), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 8), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 4), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 8), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 4), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 8), gv2, s2_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 4), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 8), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 4), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 8), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 4), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 8), gv2, s2_2_2);
+      }
+    } else {
+      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        const kv_f gv1 = kv_ld(g + ox * C + 4);
+        const kv_f gv2 = kv_ld(g + ox * C + 8);
+        if (vm & 1u) {
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 4), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 8), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 4), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 8), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 4), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 8), gv2, s2_0_2);
+        }
+        if (vm & 2u) {
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 4), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 8), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 4), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 8), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 4), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 8), gv2, s2_1_2);
+        }
+        if (vm & 4u) {
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 4), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 8), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 4), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 8), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 4), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 8), gv2, s2_2_2);
+        }
+      }
+    }
+    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
+      int64_t ix0;
+      if (ox == lo) ox = hi;
+      if (ox >= c1) break;
+      ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        const kv_f gv1 = kv_ld(g + ox * C + 4);
+        const kv_f gv2 = kv_ld(g + ox * C + 8);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
+            s1_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C + 4), gv1, s1_0_0);
+            s2_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C + 8), gv2, s2_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
+            s1_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C + 4), gv1, s1_0_1);
+            s2_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C + 8), gv2, s2_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
+            s1_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C + 4), gv1, s1_0_2);
+            s2_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C + 8), gv2, s2_0_2);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
+            s1_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C + 4), gv1, s1_1_0);
+            s2_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C + 8), gv2, s2_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
+            s1_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C + 4), gv1, s1_1_1);
+            s2_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C + 8), gv2, s2_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
+            s1_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C + 4), gv1, s1_1_2);
+            s2_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C + 8), gv2, s2_1_2);
+          }
+        }
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
+            s1_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C + 4), gv1, s1_2_0);
+            s2_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C + 8), gv2, s2_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
+            s1_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C + 4), gv1, s1_2_1);
+            s2_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C + 8), gv2, s2_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
+            s1_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C + 4), gv1, s1_2_2);
+            s2_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C + 8), gv2, s2_2_2);
+          }
+        }
+      }
+    }
+  }
+  {
+    float *q = part + 0 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_0));
+  }
+  {
+    float *q = part + 1 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_1));
+  }
+  {
+    float *q = part + 2 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_2));
+  }
+  {
+    float *q = part + 3 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_0));
+  }
+  {
+    float *q = part + 4 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_1));
+  }
+  {
+    float *q = part + 5 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_2));
+  }
+  {
+    float *q = part + 6 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_0));
+  }
+  {
+    float *q = part + 7 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_1));
+  }
+  {
+    float *q = part + 8 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_2));
+  }
+  {
+    float *q = part + 0 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_0_0));
+  }
+  {
+    float *q = part + 1 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_0_1));
+  }
+  {
+    float *q = part + 2 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_0_2));
+  }
+  {
+    float *q = part + 3 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_1_0));
+  }
+  {
+    float *q = part + 4 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_1_1));
+  }
+  {
+    float *q = part + 5 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_1_2));
+  }
+  {
+    float *q = part + 6 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_2_0));
+  }
+  {
+    float *q = part + 7 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_2_1));
+  }
+  {
+    float *q = part + 8 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_2_2));
+  }
+  {
+    float *q = part + 0 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_0_0));
+  }
+  {
+    float *q = part + 1 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_0_1));
+  }
+  {
+    float *q = part + 2 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_0_2));
+  }
+  {
+    float *q = part + 3 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_1_0));
+  }
+  {
+    float *q = part + 4 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_1_1));
+  }
+  {
+    float *q = part + 5 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_1_2));
+  }
+  {
+    float *q = part + 6 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_2_0));
+  }
+  {
+    float *q = part + 7 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_2_1));
+  }
+  {
+    float *q = part + 8 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_2_2));
+  }
+}
+
+/* pass 1 (filter rows 0, 1, 2), 3 full channel vectors:
+   the sums over rows [r0, r1), cols [c0, c1) added to part */
+static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_wide_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
+  const float *x = (const float *)a->x;
+  const float *dy = (const float *)a->dy;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  kv_f s0_0_0 = kv_zero();
+  kv_f s0_0_1 = kv_zero();
+  kv_f s0_0_2 = kv_zero();
+  kv_f s0_1_0 = kv_zero();
+  kv_f s0_1_1 = kv_zero();
+  kv_f s0_1_2 = kv_zero();
+  kv_f s0_2_0 = kv_zero();
+  kv_f s0_2_1 = kv_zero();
+  kv_f s0_2_2 = kv_zero();
+  kv_f s1_0_0 = kv_zero();
+  kv_f s1_0_1 = kv_zero();
+  kv_f s1_0_2 = kv_zero();
+  kv_f s1_1_0 = kv_zero();
+  kv_f s1_1_1 = kv_zero();
+  kv_f s1_1_2 = kv_zero();
+  kv_f s1_2_0 = kv_zero();
+  kv_f s1_2_1 = kv_zero();
+  kv_f s1_2_2 = kv_zero();
+  kv_f s2_0_0 = kv_zero();
+  kv_f s2_0_1 = kv_zero();
+  kv_f s2_0_2 = kv_zero();
+  kv_f s2_1_0 = kv_zero();
+  kv_f s2_1_1 = kv_zero();
+  kv_f s2_1_2 = kv_zero();
+  kv_f s2_2_0 = kv_zero();
+  kv_f s2_2_1 = kv_zero();
+  kv_f s2_2_2 = kv_zero();
+  (void)nl;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
+    const float *g = dy + r * a->ow * C + ch;
+    unsigned vm = 0;
+    const float *x0 = x;
+    const float *x1 = x;
+    const float *x2 = x;
+    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+      x0 = x + ((b * H + iy0 + 0) * W) * C + ch;
+      vm |= 1u;
+    }
+    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+      x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
+      vm |= 2u;
+    }
+    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+      x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
+      vm |= 4u;
+    }
+    if (vm == 7u) {
+      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        const kv_f gv1 = kv_ld(g + ox * C + 4);
+        const kv_f gv2 = kv_ld(g + ox * C + 8);
         KFI_PREFETCH(g + ox * C, 12);
         KFI_PREFETCH(g + ox * C, 16);
         KFI_PREFETCH(g + ox * C, 20);
@@ -410,6 +713,159 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
       for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
         const int64_t i0 = (ox * 1 - PL) * C;
         const kv_f gv0 = kv_ld(g + ox * C);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+      }
+    } else {
+      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 1u) {
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        }
+        if (vm & 2u) {
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        }
+        if (vm & 4u) {
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        }
+      }
+    }
+    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
+      int64_t ix0;
+      if (ox == lo) ox = hi;
+      if (ox >= c1) break;
+      ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
+          }
+        }
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
+          }
+        }
+      }
+    }
+  }
+  {
+    float *q = part + 0 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_0));
+  }
+  {
+    float *q = part + 1 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_1));
+  }
+  {
+    float *q = part + 2 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_2));
+  }
+  {
+    float *q = part + 3 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_0));
+  }
+  {
+    float *q = part + 4 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_1));
+  }
+  {
+    float *q = part + 5 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_2));
+  }
+  {
+    float *q = part + 6 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_0));
+  }
+  {
+    float *q = part + 7 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_1));
+  }
+  {
+    float *q = part + 8 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_2));
+  }
+}
+
+/* pass 1 (filter rows 0, 1, 2), 1 full channel vector:
+   the sums over rows [r0, r1), cols [c0, c1) added to part */
+static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
+  const float *x = (const float *)a->x;
+  const float *dy = (const float *)a->dy;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  kv_f s0_0_0 = kv_zero();
+  kv_f s0_0_1 = kv_zero();
+  kv_f s0_0_2 = kv_zero();
+  kv_f s0_1_0 = kv_zero();
+  kv_f s0_1_1 = kv_zero();
+  kv_f s0_1_2 = kv_zero();
+  kv_f s0_2_0 = kv_zero();
+  kv_f s0_2_1 = kv_zero();
+  kv_f s0_2_2 = kv_zero();
+  (void)nl;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
+    const float *g = dy + r * a->ow * C + ch;
+    unsigned vm = 0;
+    const float *x0 = x;
+    const float *x1 = x;
+    const float *x2 = x;
+    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+      x0 = x + ((b * H + iy0 + 0) * W) * C + ch;
+      vm |= 1u;
+    }
+    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+      x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
+      vm |= 2u;
+    }
+    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+      x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
+      vm |= 4u;
+    }
+    if (vm == 7u) {
+      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
         KFI_PREFETCH(g + ox * C, 4);
         KFI_PREFETCH(x0 + i0 + 2 * C, 4);
         KFI_PREFETCH(x1 + i0 + 2 * C, 4);
@@ -672,6 +1128,14 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_piece(const kfi_dwbpf_args *
   if (lo > c1) lo = c1;
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
+  if (kfi_dwbpf_far(a, sizeof(float))) { /* the same walks, prefetching */
+    if ((int64_t)sizeof(float) * 72 * ((c1 - c0) * 1 + 2) <= 24576)
+      for (; ch + 12 <= ch1; ch += 12)
+        kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_wide_pf(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
+    for (; ch + 4 <= ch1; ch += 4) {
+      kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
+    }
+  }
   /* wide where the input rows a channel pass reuses (kh rows of x and dy,
      CV vectors per pixel) fit L1W bytes: else the wide passes would lose
      the reuse of x rows between output rows that the narrow ones keep.
