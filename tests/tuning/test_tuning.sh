@@ -1,8 +1,8 @@
 #!/bin/sh
 # Auto-tuning: every knob variant the tuner can pick is correct (test_bngrad,
-# test_dwbpi and test_dwbpf against a library of all of them), tuning records are applied only where
-# they belong, microcontroller tuning lowers the instruction count, and the
-# host tuner runs end to end within a budget.
+# test_dwbpi and test_dwbpf against a library of all of them), tuning
+# records are applied only where they belong, microcontroller tuning lowers
+# the instruction count, and the host tuner runs end to end within a budget.
 # Prints "ok/FAIL" lines and "N passed, M failed, K skipped" (K: cases of
 # kernels whose ISA this CPU does not run, counted by the C tests).
 cd "$(dirname "$0")/../.." || exit 1
