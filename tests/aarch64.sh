@@ -10,7 +10,7 @@ if ! ninja -f ninja/aarch64.ninja lib aarch64_tests > build-aarch64.log 2>&1; th
 fi
 P=1 F=0 S=0
 echo "ok - the aarch64 library and tests cross-compile (NEON variants: $(grep -c '__neon' generated/FILES))"
-for t in test_api test_bngrad test_dwbpi test_nonfinite test_consistency; do
+for t in test_api test_bngrad test_dwbpi test_dwbpf test_nonfinite test_consistency; do
   out=$(qemu-aarch64 -L /usr/aarch64-linux-gnu build-aarch64/tests/$t 2>&1 | tail -1)
   echo "$t under qemu-aarch64: $out"
   case $out in
