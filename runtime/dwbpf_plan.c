@@ -129,6 +129,7 @@ kf_status kfi_plan_dwbpf(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a, c
   g->pad_top = kfi_conv_clamp_pad(pt, oh, cv.sh, kh, cv.dh);
   g->pad_left = kfi_conv_clamp_pad(pl, ow, cv.sw, kw, cv.dw);
   g->layout = a->data_format == KF_NHWC ? KFI_CHANNELS_LAST : KFI_CHANNELS_FIRST;
+  g->llc = kfi_cpu_llc_bytes();
   if (numel == 0) return KF_OK; /* nothing to write */
 
   /* An empty out_backprop (TF returns the output uninitialised, and on CPU

@@ -7,19 +7,29 @@
 **   x[b, oy*sh - pad_top + fy*dh, ox*sw - pad_left + fx*dw, c] * dy[b, oy, ox, c*m + m]
 ** (taps outside the input contribute nothing).
 **
-** Partition (depends on the shapes and the family's params only, never on
+** Partition (depends on the shapes and the kernel's params only, never on
 ** the thread count, so results are bitwise identical for any pool):
 **   - the output pixels, flattened as rows r = b*oh + oy, are cut into
-**     pieces of at most `piece` pixels: whole rows (possibly spanning
-**     images) when a row is shorter than `piece`, else column chunks of one
-**     row; a kernel sums a piece's terms in registers (float for half,
-**     bfloat16 and float; double for double);
-**   - a task takes `per_task` consecutive pieces (about `taskwork`
-**     multiply-adds) and adds each piece's sums, in piece order, into its own
-**     partial filter in the scratch (tasks x elems accumulators);
+**     pieces of at most `piece` pixels (NCHW vector kernels: `piece`
+**     vectors per lane, see kfi_dwbpf_tile): whole rows (possibly spanning
+**     images) when a row is shorter than the piece, else equal column
+**     chunks of one row; a kernel sums a piece's terms in registers (float
+**     for half, bfloat16 and float; double for double). The piece is
+**     smaller than `piece` where the pixels' data (x and dy, all channels)
+**     would not fit `l1` bytes, so that the channel passes over a piece
+**     find its lines in L1 (many channels, short rows); `l1` 0: no limit;
+**   - a pixel task takes `per_task` consecutive pieces (about `taskwork`
+**     multiply-adds); where one pixel task would exceed `taskwork`, the
+**     channels are cut into `cgroups` groups (multiples of 16 channels, so
+**     of every vector width): task i is channel group i % cgroups of pixel
+**     task i / cgroups, so short reductions over many channels still make
+**     many tasks. A task adds each piece's sums of its channels, in piece
+**     order, into the partial filter of its pixel task in the scratch
+**     (ptasks x elems accumulators; the channel groups write disjoint
+**     channels of it);
 **   - after the one parallel round, the calling thread reduces the partials
-**     in a fixed pairwise tree over the task index (by chunks of filter
-**     elements), and rounds once to T.
+**     in a fixed pairwise tree over the pixel task index (by chunks of
+**     filter elements), and rounds once to T.
 */
 #ifndef kfi_dwbpf_h
 #define kfi_dwbpf_h
@@ -34,6 +44,14 @@
 #define KFI_NOINLINE
 #endif
 
+/* Prefetch for reading the element n past p (formed as an integer: it may
+   lie past the tensor's end, where the hint is harmless). */
+#if defined(__GNUC__)
+#define KFI_PREFETCH(p, n) __builtin_prefetch((const void *)((uintptr_t)(p) + (uintptr_t)(n) * sizeof *(p)), 0, 3)
+#else
+#define KFI_PREFETCH(p, n) ((void)(p), (void)(n))
+#endif
+
 typedef struct kfi_dwbpf_args {
   int64_t n, h, w, c, m, oh, ow;
   int64_t kh, kw, sh, sw, dh, dw;
@@ -42,26 +60,60 @@ typedef struct kfi_dwbpf_args {
   const void *x, *dy;            /* T: input [n,h,w,c] / [n,c,h,w]; out_backprop */
   void *dw_out;                  /* T: filter_backprop [kh, kw, c, m] */
   void *scratch;                 /* the kernel's scratch query, in bytes */
+  int64_t llc;                   /* bytes of the last-level cache (kfi_cpu_llc_bytes), 0: unknown */
 } kfi_dwbpf_args;
+
+/* Whether x and dy together exceed half the last-level cache, so that a
+   call reads them from DRAM: NHWC kernels then prefetch their passes. */
+static inline int kfi_dwbpf_far(const kfi_dwbpf_args *a, int64_t esize) {
+  const int64_t llc = a->llc > 0 ? a->llc : KFI_LLC_DEFAULT;
+  return (a->n * a->h * a->w * a->c + a->n * a->oh * a->ow * a->c * a->m) * esize > llc / 2;
+}
 
 typedef struct kfi_dwbpf_tiling {
   int64_t rows, cols;            /* flattened output rows and cols per piece */
   int64_t rpieces, cpieces;      /* row pieces (over n*oh rows), col pieces per row */
-  int64_t pieces, per_task, tasks;
-  int64_t elems;                 /* kh*kw*c*m: accumulators per task */
+  int64_t pieces, per_task, ptasks;
+  int64_t cgroups, cgsize;       /* channel groups of cgsize channels (the last may be shorter) */
+  int64_t tasks;                 /* ptasks * cgroups */
+  int64_t elems;                 /* kh*kw*c*m: accumulators per pixel task */
 } kfi_dwbpf_tiling;
 
+/* Channels are grouped by this many (a multiple of every ISA's lanes). */
+#define KFI_DWBPF_CGRAN 16
+
 /* The partition of a call; tasks == 0 when there is nothing to sum (the
-   output is then all zeros). piece, taskwork >= 1. */
-static inline void kfi_dwbpf_tile(const kfi_dwbpf_args *a, int64_t piece, int64_t taskwork, kfi_dwbpf_tiling *t) {
+   output is then all zeros). piece, taskwork >= 1; l1 >= 0; esize: bytes
+   of T; lanes: 1, or the vector width of a kernel that runs its vectors
+   along the rows (NCHW), whose pieces are then `piece` vectors per lane
+   (whole rows, or col chunks of piece * lanes pixels). */
+static inline void kfi_dwbpf_tile(const kfi_dwbpf_args *a, int64_t piece, int64_t l1, int64_t taskwork, int64_t esize,
+                                  int64_t lanes, kfi_dwbpf_tiling *t) {
   const int64_t nrows = a->n * a->oh;
-  int64_t work;
+  int64_t work, pw, ng;
   t->elems = a->kh * a->kw * a->c * a->m;
   t->rows = t->cols = 1;
-  t->rpieces = t->cpieces = t->pieces = t->per_task = t->tasks = 0;
+  t->rpieces = t->cpieces = t->pieces = t->per_task = t->ptasks = t->tasks = 0;
+  t->cgroups = 1;
+  t->cgsize = a->c;
   if (nrows <= 0 || a->ow <= 0 || t->elems <= 0) return;
-  if (a->ow >= piece) {
-    t->cols = piece;
+  if (l1 > 0) { /* the pixels whose x and dy (all channels) fit l1 bytes */
+    const int64_t bpp = (a->c + a->c * a->m) * esize, fit = l1 / bpp;
+    if (fit < piece) piece = fit > 1 ? fit : 1;
+  }
+  if (lanes > 1) { /* vectors along the rows: a lane sums one term per vector */
+    const int64_t vpr = (a->ow + lanes - 1) / lanes;
+    if (vpr > piece) {
+      t->cols = piece * lanes;
+      t->rows = 1;
+    } else {
+      t->cols = a->ow;
+      t->rows = piece / vpr;
+      if (t->rows > nrows) t->rows = nrows;
+    }
+  } else if (a->ow > piece) { /* equal col chunks of one row */
+    t->cpieces = (a->ow + piece - 1) / piece;
+    t->cols = (a->ow + t->cpieces - 1) / t->cpieces;
     t->rows = 1;
   } else {
     t->cols = a->ow;
@@ -74,7 +126,17 @@ static inline void kfi_dwbpf_tile(const kfi_dwbpf_args *a, int64_t piece, int64_
   work = t->rows * t->cols * t->elems;
   t->per_task = work >= taskwork ? 1 : taskwork / work;
   if (t->per_task > t->pieces) t->per_task = t->pieces;
-  t->tasks = (t->pieces + t->per_task - 1) / t->per_task;
+  t->ptasks = (t->pieces + t->per_task - 1) / t->per_task;
+  /* a pixel task's work above taskwork: channel groups */
+  pw = t->per_task * work;
+  ng = (a->c + KFI_DWBPF_CGRAN - 1) / KFI_DWBPF_CGRAN; /* granules */
+  if (pw > taskwork && ng > 1) {
+    int64_t g = (pw + taskwork - 1) / taskwork;
+    if (g > ng) g = ng;
+    t->cgsize = (ng + g - 1) / g * KFI_DWBPF_CGRAN;
+    t->cgroups = (a->c + t->cgsize - 1) / t->cgsize;
+  }
+  t->tasks = t->ptasks * t->cgroups;
 }
 
 /* Piece p: flattened rows [*r0, *r1), cols [*c0, *c1). */

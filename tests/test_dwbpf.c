@@ -6,9 +6,14 @@
 **     EXPLICIT, unequal strides, dilations, multipliers 1..4, empty dims,
 **     an empty batch (zeros);
 **   - every specialized kernel of the registry forced by name on random
-**     shapes of its configuration (skipped where its ISA is not here);
+**     shapes of its configuration (skipped where its ISA is not here),
+**     among them many channels over few pixels (channel groups, pieces
+**     bounded by L1B), a third of them with KFORGE_LLC=64K (the NHWC SIMD
+**     kernels' prefetching walkers, chosen where x and dy exceed half the
+**     LLC); with KFORGE_TEST_EVERY_KERNEL_ONLY (tests/tuning:
+**     the knob variants' library) only these;
 **   - default selection picks a specialized kernel for its configuration;
-**   - bitwise equal results for 1 and 3 threads;
+**   - bitwise equal results for 1 and 3 threads (also with KFORGE_LLC=64K);
 **   - accuracy of a long reduction (N*OH*OW = 2^20 per tap);
 **   - one negative test per rule of specs/ops/dwbpf.lua (status, rule id,
 **     message: TF 2.21's words, docs/semantics_dwbpf.md), and that every
@@ -357,8 +362,27 @@ static void special_case(const kconf *k, int variant, th_rng *r, bcase *d) {
     case 4: d->n = 0; break; /* empty batch: zeros */
     case 5: d->c = 16 * ri(r, 1, 3), d->h = ri(r, 20, 40), d->w = ri(r, 130, 300), d->n = 1; break; /* long rows */
     case 6: d->c = 8 * ri(r, 1, 4), d->h = ri(r, 3, 7), d->w = ri(r, 3, 7), d->n = ri(r, 3, 9); break; /* small images */
+    case 7: /* many channels, short reduction: channel groups (a piece above TASKWORK) and L1-bounded pieces */
+      d->c = ri(r, 300, 420), d->h = ri(r, 3, 9), d->w = ri(r, 3, 9), d->n = ri(r, 1, 3);
+      break;
     default: break;
   }
+}
+
+/* KFORGE_LLC=64K while on (the runtime reads it at plan time), else the
+   caller's value back. */
+static void llc_small(int on) {
+  static char keep[64];
+  static int saved, set;
+  if (!saved) {
+    const char *e = getenv("KFORGE_LLC");
+    snprintf(keep, sizeof keep, "%s", e ? e : "");
+    set = e != NULL;
+    saved = 1;
+  }
+  if (on) setenv("KFORGE_LLC", "64K", 1);
+  else if (set) setenv("KFORGE_LLC", keep, 1);
+  else unsetenv("KFORGE_LLC");
 }
 
 static void test_every_kernel(void) {
@@ -367,20 +391,27 @@ static void test_every_kernel(void) {
     kconf k;
     kf_plan_options o;
     th_rng r[1];
+    char lbl[200];
     int v, rep;
     if (!dwbpf_kernel(i, &k) || k.generic) continue;
     nspec++;
     memset(&o, 0, sizeof o);
     o.kernel = kf_kernel_name(i);
     th_seed_case(r, "every %s", o.kernel);
-    for (v = 0; v < 7; v++)
+    for (v = 0; v < 8; v++)
       for (rep = 0; rep < 3; rep++) {
         bcase d;
         special_case(&k, v, r, &d);
-        run_case(&d, &o, NULL, o.kernel, NULL);
+        /* the second of each: as on a CPU whose last-level cache is 64 KiB,
+           where the NHWC SIMD kernels run their prefetching walkers */
+        llc_small(rep == 1);
+        snprintf(lbl, sizeof lbl, "%s%s", o.kernel, rep == 1 ? " KFORGE_LLC=64K" : "");
+        run_case(&d, &o, NULL, lbl, NULL);
+        llc_small(0);
       }
-    /* default selection: the best variant of this configuration here */
-    if (th_kernel_best_here(o.kernel)) {
+    /* default selection: the best variant of this configuration here (not
+       in a knob library: its variants of one configuration tie) */
+    if (th_kernel_best_here(o.kernel) && !getenv("KFORGE_TEST_EVERY_KERNEL_ONLY")) {
       bcase d;
       special_case(&k, 2, r, &d);
       run_case(&d, NULL, o.kernel, "select", NULL);
@@ -428,6 +459,9 @@ static void test_determinism(void) {
     d.T = k.T, d.nchw = k.nchw, d.kh = k.kh, d.kw = k.kw, d.sh = k.sh, d.sw = k.sw, d.dh = k.dh, d.dw = k.dw;
     d.m = k.dm, d.n = 4, d.h = 45, d.w = 29, d.c = 40, d.pad = KF_SAME;
     determinism_one(&d, kf_kernel_name(i));
+    llc_small(1); /* the prefetching walkers (NHWC SIMD) */
+    determinism_one(&d, kf_kernel_name(i));
+    llc_small(0);
   }
 }
 
@@ -617,6 +651,11 @@ static void test_extensions(void) {
 }
 
 int main(void) {
+  if (getenv("KFORGE_TEST_EVERY_KERNEL_ONLY")) { /* another kernel set (tests/tuning): its kernels only */
+    test_every_kernel();
+    test_determinism();
+    return th_done();
+  }
   test_negative();
   test_generic();
   test_empty();

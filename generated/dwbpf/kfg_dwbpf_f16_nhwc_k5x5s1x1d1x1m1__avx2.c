@@ -18,7 +18,7 @@ size_t kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_scratch(const void *args);
 #define KV_T KV_T_F16
 #include "kfi_simd_avx2.h"
 
-/* pass 1 (filter rows 0, 1), full channel vectors:
+/* pass 1 (filter rows 0, 1), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
 static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
@@ -26,16 +26,16 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_args
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
   int64_t r, ox, b = r0 / OH, oy = r0 % OH;
-  kv_f s0_0 = kv_zero();
-  kv_f s0_1 = kv_zero();
-  kv_f s0_2 = kv_zero();
-  kv_f s0_3 = kv_zero();
-  kv_f s0_4 = kv_zero();
-  kv_f s1_0 = kv_zero();
-  kv_f s1_1 = kv_zero();
-  kv_f s1_2 = kv_zero();
-  kv_f s1_3 = kv_zero();
-  kv_f s1_4 = kv_zero();
+  kv_f s0_0_0 = kv_zero();
+  kv_f s0_0_1 = kv_zero();
+  kv_f s0_0_2 = kv_zero();
+  kv_f s0_0_3 = kv_zero();
+  kv_f s0_0_4 = kv_zero();
+  kv_f s0_1_0 = kv_zero();
+  kv_f s0_1_1 = kv_zero();
+  kv_f s0_1_2 = kv_zero();
+  kv_f s0_1_3 = kv_zero();
+  kv_f s0_1_4 = kv_zero();
   (void)nl;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
@@ -53,101 +53,293 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(const kfi_dwbpf_args
     }
     if (vm == 3u) {
       for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
-        const kv_f gv = kv_ld(g + ox * C);
         const int64_t i0 = (ox * 1 - PL) * C;
-        s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
-        s0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv, s0_1);
-        s0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv, s0_2);
-        s0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv, s0_3);
-        s0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv, s0_4);
-        s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
-        s1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv, s1_1);
-        s1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv, s1_2);
-        s1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv, s1_3);
-        s1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv, s1_4);
+        const kv_f gv0 = kv_ld(g + ox * C);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
+        s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
+        s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
       }
     } else {
       for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
-        const kv_f gv = kv_ld(g + ox * C);
         const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 1u) {
-          s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
-          s0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv, s0_1);
-          s0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv, s0_2);
-          s0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv, s0_3);
-          s0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv, s0_4);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
+        s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
         }
         if (vm & 2u) {
-          s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
-          s1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv, s1_1);
-          s1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv, s1_2);
-          s1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv, s1_3);
-          s1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv, s1_4);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
+        s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
         }
       }
     }
     for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      kv_f gv;
       int64_t ix0;
       if (ox == lo) ox = hi;
       if (ox >= c1) break;
-      gv = kv_ld(g + ox * C);
       ix0 = ox * 1 - PL;
-      if (vm & 1u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv, s0_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv, s0_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv, s0_2);
-        if (ix0 + 3 >= 0 && ix0 + 3 < W) s0_3 = kv_fma(kv_ld(x0 + (ix0 + 3) * C), gv, s0_3);
-        if (ix0 + 4 >= 0 && ix0 + 4 < W) s0_4 = kv_fma(kv_ld(x0 + (ix0 + 4) * C), gv, s0_4);
-      }
-      if (vm & 2u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv, s1_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv, s1_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv, s1_2);
-        if (ix0 + 3 >= 0 && ix0 + 3 < W) s1_3 = kv_fma(kv_ld(x1 + (ix0 + 3) * C), gv, s1_3);
-        if (ix0 + 4 >= 0 && ix0 + 4 < W) s1_4 = kv_fma(kv_ld(x1 + (ix0 + 4) * C), gv, s1_4);
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_0_3 = kv_fma(kv_ld(x0 + (ix0 + 3) * C), gv0, s0_0_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_0_4 = kv_fma(kv_ld(x0 + (ix0 + 4) * C), gv0, s0_0_4);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_1_3 = kv_fma(kv_ld(x1 + (ix0 + 3) * C), gv0, s0_1_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_1_4 = kv_fma(kv_ld(x1 + (ix0 + 4) * C), gv0, s0_1_4);
+          }
+        }
       }
     }
   }
   {
     float *q = part + 0 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s0_0));
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_0));
   }
   {
     float *q = part + 1 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s0_1));
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_1));
   }
   {
     float *q = part + 2 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s0_2));
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_2));
   }
   {
     float *q = part + 3 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s0_3));
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_3));
   }
   {
     float *q = part + 4 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s0_4));
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_4));
   }
   {
     float *q = part + 5 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s1_0));
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_0));
   }
   {
     float *q = part + 6 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s1_1));
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_1));
   }
   {
     float *q = part + 7 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s1_2));
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_2));
   }
   {
     float *q = part + 8 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s1_3));
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_3));
   }
   {
     float *q = part + 9 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s1_4));
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_4));
+  }
+}
+
+/* pass 1 (filter rows 0, 1), 1 full channel vector:
+   the sums over rows [r0, r1), cols [c0, c1) added to part */
+static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
+  const uint16_t *x = (const uint16_t *)a->x;
+  const uint16_t *dy = (const uint16_t *)a->dy;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  kv_f s0_0_0 = kv_zero();
+  kv_f s0_0_1 = kv_zero();
+  kv_f s0_0_2 = kv_zero();
+  kv_f s0_0_3 = kv_zero();
+  kv_f s0_0_4 = kv_zero();
+  kv_f s0_1_0 = kv_zero();
+  kv_f s0_1_1 = kv_zero();
+  kv_f s0_1_2 = kv_zero();
+  kv_f s0_1_3 = kv_zero();
+  kv_f s0_1_4 = kv_zero();
+  (void)nl;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
+    const uint16_t *g = dy + r * a->ow * C + ch;
+    unsigned vm = 0;
+    const uint16_t *x0 = x;
+    const uint16_t *x1 = x;
+    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+      x0 = x + ((b * H + iy0 + 0) * W) * C + ch;
+      vm |= 1u;
+    }
+    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+      x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
+      vm |= 2u;
+    }
+    if (vm == 3u) {
+      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        KFI_PREFETCH(g + ox * C, 8);
+        KFI_PREFETCH(x0 + i0 + 4 * C, 8);
+        KFI_PREFETCH(x1 + i0 + 4 * C, 8);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
+        s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
+        s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
+      }
+    } else {
+      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        KFI_PREFETCH(g + ox * C, 8);
+        KFI_PREFETCH(x0 + i0 + 4 * C, 8);
+        KFI_PREFETCH(x1 + i0 + 4 * C, 8);
+        if (vm & 1u) {
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_0_3 = kv_fma(kv_ld(x0 + i0 + 3 * C), gv0, s0_0_3);
+        s0_0_4 = kv_fma(kv_ld(x0 + i0 + 4 * C), gv0, s0_0_4);
+        }
+        if (vm & 2u) {
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_1_3 = kv_fma(kv_ld(x1 + i0 + 3 * C), gv0, s0_1_3);
+        s0_1_4 = kv_fma(kv_ld(x1 + i0 + 4 * C), gv0, s0_1_4);
+        }
+      }
+    }
+    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
+      int64_t ix0;
+      if (ox == lo) ox = hi;
+      if (ox >= c1) break;
+      ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        KFI_PREFETCH(g + ox * C, 8);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, 8);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, 8);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, 8);
+        KFI_PREFETCH(x0 + (ix0 + 3) * C, 8);
+        KFI_PREFETCH(x0 + (ix0 + 4) * C, 8);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, 8);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, 8);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, 8);
+        KFI_PREFETCH(x1 + (ix0 + 3) * C, 8);
+        KFI_PREFETCH(x1 + (ix0 + 4) * C, 8);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_0_3 = kv_fma(kv_ld(x0 + (ix0 + 3) * C), gv0, s0_0_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_0_4 = kv_fma(kv_ld(x0 + (ix0 + 4) * C), gv0, s0_0_4);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_1_3 = kv_fma(kv_ld(x1 + (ix0 + 3) * C), gv0, s0_1_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_1_4 = kv_fma(kv_ld(x1 + (ix0 + 4) * C), gv0, s0_1_4);
+          }
+        }
+      }
+    }
+  }
+  {
+    float *q = part + 0 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_0));
+  }
+  {
+    float *q = part + 1 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_1));
+  }
+  {
+    float *q = part + 2 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_2));
+  }
+  {
+    float *q = part + 3 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_3));
+  }
+  {
+    float *q = part + 4 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_4));
+  }
+  {
+    float *q = part + 5 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_0));
+  }
+  {
+    float *q = part + 6 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_1));
+  }
+  {
+    float *q = part + 7 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_2));
+  }
+  {
+    float *q = part + 8 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_3));
+  }
+  {
+    float *q = part + 9 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_4));
   }
 }
 
@@ -159,16 +351,16 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_tail(const k
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
   int64_t r, ox, b = r0 / OH, oy = r0 % OH;
-  kv_f s0_0 = kv_zero();
-  kv_f s0_1 = kv_zero();
-  kv_f s0_2 = kv_zero();
-  kv_f s0_3 = kv_zero();
-  kv_f s0_4 = kv_zero();
-  kv_f s1_0 = kv_zero();
-  kv_f s1_1 = kv_zero();
-  kv_f s1_2 = kv_zero();
-  kv_f s1_3 = kv_zero();
-  kv_f s1_4 = kv_zero();
+  kv_f s0_0_0 = kv_zero();
+  kv_f s0_0_1 = kv_zero();
+  kv_f s0_0_2 = kv_zero();
+  kv_f s0_0_3 = kv_zero();
+  kv_f s0_0_4 = kv_zero();
+  kv_f s0_1_0 = kv_zero();
+  kv_f s0_1_1 = kv_zero();
+  kv_f s0_1_2 = kv_zero();
+  kv_f s0_1_3 = kv_zero();
+  kv_f s0_1_4 = kv_zero();
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -184,71 +376,92 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_tail(const k
       vm |= 2u;
     }
     for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      kv_f gv;
       int64_t ix0;
       (void)lo;
       (void)hi;
-      gv = kv_ldn(g + ox * C, nl, kv_zero());
       ix0 = ox * 1 - PL;
-      if (vm & 1u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s0_0 = kv_fma(kv_ldn(x0 + (ix0 + 0) * C, nl, kv_zero()), gv, s0_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s0_1 = kv_fma(kv_ldn(x0 + (ix0 + 1) * C, nl, kv_zero()), gv, s0_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s0_2 = kv_fma(kv_ldn(x0 + (ix0 + 2) * C, nl, kv_zero()), gv, s0_2);
-        if (ix0 + 3 >= 0 && ix0 + 3 < W) s0_3 = kv_fma(kv_ldn(x0 + (ix0 + 3) * C, nl, kv_zero()), gv, s0_3);
-        if (ix0 + 4 >= 0 && ix0 + 4 < W) s0_4 = kv_fma(kv_ldn(x0 + (ix0 + 4) * C, nl, kv_zero()), gv, s0_4);
-      }
-      if (vm & 2u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s1_0 = kv_fma(kv_ldn(x1 + (ix0 + 0) * C, nl, kv_zero()), gv, s1_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s1_1 = kv_fma(kv_ldn(x1 + (ix0 + 1) * C, nl, kv_zero()), gv, s1_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s1_2 = kv_fma(kv_ldn(x1 + (ix0 + 2) * C, nl, kv_zero()), gv, s1_2);
-        if (ix0 + 3 >= 0 && ix0 + 3 < W) s1_3 = kv_fma(kv_ldn(x1 + (ix0 + 3) * C, nl, kv_zero()), gv, s1_3);
-        if (ix0 + 4 >= 0 && ix0 + 4 < W) s1_4 = kv_fma(kv_ldn(x1 + (ix0 + 4) * C, nl, kv_zero()), gv, s1_4);
+      {
+        const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ldn(x0 + (ix0 + 0) * C, nl, kv_zero()), gv0, s0_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ldn(x0 + (ix0 + 1) * C, nl, kv_zero()), gv0, s0_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ldn(x0 + (ix0 + 2) * C, nl, kv_zero()), gv0, s0_0_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_0_3 = kv_fma(kv_ldn(x0 + (ix0 + 3) * C, nl, kv_zero()), gv0, s0_0_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_0_4 = kv_fma(kv_ldn(x0 + (ix0 + 4) * C, nl, kv_zero()), gv0, s0_0_4);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ldn(x1 + (ix0 + 0) * C, nl, kv_zero()), gv0, s0_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ldn(x1 + (ix0 + 1) * C, nl, kv_zero()), gv0, s0_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ldn(x1 + (ix0 + 2) * C, nl, kv_zero()), gv0, s0_1_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_1_3 = kv_fma(kv_ldn(x1 + (ix0 + 3) * C, nl, kv_zero()), gv0, s0_1_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_1_4 = kv_fma(kv_ldn(x1 + (ix0 + 4) * C, nl, kv_zero()), gv0, s0_1_4);
+          }
+        }
       }
     }
   }
   {
     float *q = part + 0 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_0), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_0_0), nl);
   }
   {
     float *q = part + 1 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_1), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_0_1), nl);
   }
   {
     float *q = part + 2 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_2), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_0_2), nl);
   }
   {
     float *q = part + 3 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_3), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_0_3), nl);
   }
   {
     float *q = part + 4 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_4), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_0_4), nl);
   }
   {
     float *q = part + 5 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s1_0), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_1_0), nl);
   }
   {
     float *q = part + 6 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s1_1), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_1_1), nl);
   }
   {
     float *q = part + 7 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s1_2), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_1_2), nl);
   }
   {
     float *q = part + 8 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s1_3), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_1_3), nl);
   }
   {
     float *q = part + 9 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s1_4), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_1_4), nl);
   }
 }
 
-/* pass 2 (filter rows 2, 3), full channel vectors:
+/* pass 2 (filter rows 2, 3), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
 static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
@@ -256,16 +469,16 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_args
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
   int64_t r, ox, b = r0 / OH, oy = r0 % OH;
-  kv_f s2_0 = kv_zero();
-  kv_f s2_1 = kv_zero();
-  kv_f s2_2 = kv_zero();
-  kv_f s2_3 = kv_zero();
-  kv_f s2_4 = kv_zero();
-  kv_f s3_0 = kv_zero();
-  kv_f s3_1 = kv_zero();
-  kv_f s3_2 = kv_zero();
-  kv_f s3_3 = kv_zero();
-  kv_f s3_4 = kv_zero();
+  kv_f s0_2_0 = kv_zero();
+  kv_f s0_2_1 = kv_zero();
+  kv_f s0_2_2 = kv_zero();
+  kv_f s0_2_3 = kv_zero();
+  kv_f s0_2_4 = kv_zero();
+  kv_f s0_3_0 = kv_zero();
+  kv_f s0_3_1 = kv_zero();
+  kv_f s0_3_2 = kv_zero();
+  kv_f s0_3_3 = kv_zero();
+  kv_f s0_3_4 = kv_zero();
   (void)nl;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
@@ -283,101 +496,293 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(const kfi_dwbpf_args
     }
     if (vm == 12u) {
       for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
-        const kv_f gv = kv_ld(g + ox * C);
         const int64_t i0 = (ox * 1 - PL) * C;
-        s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
-        s2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv, s2_1);
-        s2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv, s2_2);
-        s2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv, s2_3);
-        s2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv, s2_4);
-        s3_0 = kv_fma(kv_ld(x3 + i0), gv, s3_0);
-        s3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv, s3_1);
-        s3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv, s3_2);
-        s3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv, s3_3);
-        s3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv, s3_4);
+        const kv_f gv0 = kv_ld(g + ox * C);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
+        s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
+        s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
+        s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
+        s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
+        s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
+        s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
       }
     } else {
       for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
-        const kv_f gv = kv_ld(g + ox * C);
         const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 4u) {
-          s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
-          s2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv, s2_1);
-          s2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv, s2_2);
-          s2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv, s2_3);
-          s2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv, s2_4);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
+        s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
         }
         if (vm & 8u) {
-          s3_0 = kv_fma(kv_ld(x3 + i0), gv, s3_0);
-          s3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv, s3_1);
-          s3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv, s3_2);
-          s3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv, s3_3);
-          s3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv, s3_4);
+        s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
+        s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
+        s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
+        s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
+        s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
         }
       }
     }
     for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      kv_f gv;
       int64_t ix0;
       if (ox == lo) ox = hi;
       if (ox >= c1) break;
-      gv = kv_ld(g + ox * C);
       ix0 = ox * 1 - PL;
-      if (vm & 4u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv, s2_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv, s2_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv, s2_2);
-        if (ix0 + 3 >= 0 && ix0 + 3 < W) s2_3 = kv_fma(kv_ld(x2 + (ix0 + 3) * C), gv, s2_3);
-        if (ix0 + 4 >= 0 && ix0 + 4 < W) s2_4 = kv_fma(kv_ld(x2 + (ix0 + 4) * C), gv, s2_4);
-      }
-      if (vm & 8u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s3_0 = kv_fma(kv_ld(x3 + (ix0 + 0) * C), gv, s3_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s3_1 = kv_fma(kv_ld(x3 + (ix0 + 1) * C), gv, s3_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s3_2 = kv_fma(kv_ld(x3 + (ix0 + 2) * C), gv, s3_2);
-        if (ix0 + 3 >= 0 && ix0 + 3 < W) s3_3 = kv_fma(kv_ld(x3 + (ix0 + 3) * C), gv, s3_3);
-        if (ix0 + 4 >= 0 && ix0 + 4 < W) s3_4 = kv_fma(kv_ld(x3 + (ix0 + 4) * C), gv, s3_4);
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_2_3 = kv_fma(kv_ld(x2 + (ix0 + 3) * C), gv0, s0_2_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_2_4 = kv_fma(kv_ld(x2 + (ix0 + 4) * C), gv0, s0_2_4);
+          }
+        }
+        if (vm & 8u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_3_0 = kv_fma(kv_ld(x3 + (ix0 + 0) * C), gv0, s0_3_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_3_1 = kv_fma(kv_ld(x3 + (ix0 + 1) * C), gv0, s0_3_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_3_2 = kv_fma(kv_ld(x3 + (ix0 + 2) * C), gv0, s0_3_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_3_3 = kv_fma(kv_ld(x3 + (ix0 + 3) * C), gv0, s0_3_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_3_4 = kv_fma(kv_ld(x3 + (ix0 + 4) * C), gv0, s0_3_4);
+          }
+        }
       }
     }
   }
   {
     float *q = part + 10 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s2_0));
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_0));
   }
   {
     float *q = part + 11 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s2_1));
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_1));
   }
   {
     float *q = part + 12 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s2_2));
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_2));
   }
   {
     float *q = part + 13 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s2_3));
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_3));
   }
   {
     float *q = part + 14 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s2_4));
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_4));
   }
   {
     float *q = part + 15 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s3_0));
+    kv_stf(q, kv_add(kv_ldf(q), s0_3_0));
   }
   {
     float *q = part + 16 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s3_1));
+    kv_stf(q, kv_add(kv_ldf(q), s0_3_1));
   }
   {
     float *q = part + 17 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s3_2));
+    kv_stf(q, kv_add(kv_ldf(q), s0_3_2));
   }
   {
     float *q = part + 18 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s3_3));
+    kv_stf(q, kv_add(kv_ldf(q), s0_3_3));
   }
   {
     float *q = part + 19 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s3_4));
+    kv_stf(q, kv_add(kv_ldf(q), s0_3_4));
+  }
+}
+
+/* pass 2 (filter rows 2, 3), 1 full channel vector:
+   the sums over rows [r0, r1), cols [c0, c1) added to part */
+static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
+  const uint16_t *x = (const uint16_t *)a->x;
+  const uint16_t *dy = (const uint16_t *)a->dy;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  kv_f s0_2_0 = kv_zero();
+  kv_f s0_2_1 = kv_zero();
+  kv_f s0_2_2 = kv_zero();
+  kv_f s0_2_3 = kv_zero();
+  kv_f s0_2_4 = kv_zero();
+  kv_f s0_3_0 = kv_zero();
+  kv_f s0_3_1 = kv_zero();
+  kv_f s0_3_2 = kv_zero();
+  kv_f s0_3_3 = kv_zero();
+  kv_f s0_3_4 = kv_zero();
+  (void)nl;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
+    const uint16_t *g = dy + r * a->ow * C + ch;
+    unsigned vm = 0;
+    const uint16_t *x2 = x;
+    const uint16_t *x3 = x;
+    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+      x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
+      vm |= 4u;
+    }
+    if (iy0 + 3 >= 0 && iy0 + 3 < H) {
+      x3 = x + ((b * H + iy0 + 3) * W) * C + ch;
+      vm |= 8u;
+    }
+    if (vm == 12u) {
+      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        KFI_PREFETCH(g + ox * C, 8);
+        KFI_PREFETCH(x2 + i0 + 4 * C, 8);
+        KFI_PREFETCH(x3 + i0 + 4 * C, 8);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
+        s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
+        s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
+        s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
+        s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
+        s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
+        s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
+      }
+    } else {
+      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        KFI_PREFETCH(g + ox * C, 8);
+        KFI_PREFETCH(x2 + i0 + 4 * C, 8);
+        KFI_PREFETCH(x3 + i0 + 4 * C, 8);
+        if (vm & 4u) {
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s0_2_3 = kv_fma(kv_ld(x2 + i0 + 3 * C), gv0, s0_2_3);
+        s0_2_4 = kv_fma(kv_ld(x2 + i0 + 4 * C), gv0, s0_2_4);
+        }
+        if (vm & 8u) {
+        s0_3_0 = kv_fma(kv_ld(x3 + i0), gv0, s0_3_0);
+        s0_3_1 = kv_fma(kv_ld(x3 + i0 + 1 * C), gv0, s0_3_1);
+        s0_3_2 = kv_fma(kv_ld(x3 + i0 + 2 * C), gv0, s0_3_2);
+        s0_3_3 = kv_fma(kv_ld(x3 + i0 + 3 * C), gv0, s0_3_3);
+        s0_3_4 = kv_fma(kv_ld(x3 + i0 + 4 * C), gv0, s0_3_4);
+        }
+      }
+    }
+    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
+      int64_t ix0;
+      if (ox == lo) ox = hi;
+      if (ox >= c1) break;
+      ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        KFI_PREFETCH(g + ox * C, 8);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, 8);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, 8);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, 8);
+        KFI_PREFETCH(x2 + (ix0 + 3) * C, 8);
+        KFI_PREFETCH(x2 + (ix0 + 4) * C, 8);
+        KFI_PREFETCH(x3 + (ix0 + 0) * C, 8);
+        KFI_PREFETCH(x3 + (ix0 + 1) * C, 8);
+        KFI_PREFETCH(x3 + (ix0 + 2) * C, 8);
+        KFI_PREFETCH(x3 + (ix0 + 3) * C, 8);
+        KFI_PREFETCH(x3 + (ix0 + 4) * C, 8);
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_2_3 = kv_fma(kv_ld(x2 + (ix0 + 3) * C), gv0, s0_2_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_2_4 = kv_fma(kv_ld(x2 + (ix0 + 4) * C), gv0, s0_2_4);
+          }
+        }
+        if (vm & 8u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_3_0 = kv_fma(kv_ld(x3 + (ix0 + 0) * C), gv0, s0_3_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_3_1 = kv_fma(kv_ld(x3 + (ix0 + 1) * C), gv0, s0_3_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_3_2 = kv_fma(kv_ld(x3 + (ix0 + 2) * C), gv0, s0_3_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_3_3 = kv_fma(kv_ld(x3 + (ix0 + 3) * C), gv0, s0_3_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_3_4 = kv_fma(kv_ld(x3 + (ix0 + 4) * C), gv0, s0_3_4);
+          }
+        }
+      }
+    }
+  }
+  {
+    float *q = part + 10 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_0));
+  }
+  {
+    float *q = part + 11 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_1));
+  }
+  {
+    float *q = part + 12 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_2));
+  }
+  {
+    float *q = part + 13 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_3));
+  }
+  {
+    float *q = part + 14 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_4));
+  }
+  {
+    float *q = part + 15 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_3_0));
+  }
+  {
+    float *q = part + 16 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_3_1));
+  }
+  {
+    float *q = part + 17 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_3_2));
+  }
+  {
+    float *q = part + 18 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_3_3));
+  }
+  {
+    float *q = part + 19 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_3_4));
   }
 }
 
@@ -389,16 +794,16 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_tail(const k
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
   int64_t r, ox, b = r0 / OH, oy = r0 % OH;
-  kv_f s2_0 = kv_zero();
-  kv_f s2_1 = kv_zero();
-  kv_f s2_2 = kv_zero();
-  kv_f s2_3 = kv_zero();
-  kv_f s2_4 = kv_zero();
-  kv_f s3_0 = kv_zero();
-  kv_f s3_1 = kv_zero();
-  kv_f s3_2 = kv_zero();
-  kv_f s3_3 = kv_zero();
-  kv_f s3_4 = kv_zero();
+  kv_f s0_2_0 = kv_zero();
+  kv_f s0_2_1 = kv_zero();
+  kv_f s0_2_2 = kv_zero();
+  kv_f s0_2_3 = kv_zero();
+  kv_f s0_2_4 = kv_zero();
+  kv_f s0_3_0 = kv_zero();
+  kv_f s0_3_1 = kv_zero();
+  kv_f s0_3_2 = kv_zero();
+  kv_f s0_3_3 = kv_zero();
+  kv_f s0_3_4 = kv_zero();
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -414,71 +819,92 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_tail(const k
       vm |= 8u;
     }
     for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      kv_f gv;
       int64_t ix0;
       (void)lo;
       (void)hi;
-      gv = kv_ldn(g + ox * C, nl, kv_zero());
       ix0 = ox * 1 - PL;
-      if (vm & 4u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 = kv_fma(kv_ldn(x2 + (ix0 + 0) * C, nl, kv_zero()), gv, s2_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 = kv_fma(kv_ldn(x2 + (ix0 + 1) * C, nl, kv_zero()), gv, s2_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 = kv_fma(kv_ldn(x2 + (ix0 + 2) * C, nl, kv_zero()), gv, s2_2);
-        if (ix0 + 3 >= 0 && ix0 + 3 < W) s2_3 = kv_fma(kv_ldn(x2 + (ix0 + 3) * C, nl, kv_zero()), gv, s2_3);
-        if (ix0 + 4 >= 0 && ix0 + 4 < W) s2_4 = kv_fma(kv_ldn(x2 + (ix0 + 4) * C, nl, kv_zero()), gv, s2_4);
-      }
-      if (vm & 8u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s3_0 = kv_fma(kv_ldn(x3 + (ix0 + 0) * C, nl, kv_zero()), gv, s3_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s3_1 = kv_fma(kv_ldn(x3 + (ix0 + 1) * C, nl, kv_zero()), gv, s3_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s3_2 = kv_fma(kv_ldn(x3 + (ix0 + 2) * C, nl, kv_zero()), gv, s3_2);
-        if (ix0 + 3 >= 0 && ix0 + 3 < W) s3_3 = kv_fma(kv_ldn(x3 + (ix0 + 3) * C, nl, kv_zero()), gv, s3_3);
-        if (ix0 + 4 >= 0 && ix0 + 4 < W) s3_4 = kv_fma(kv_ldn(x3 + (ix0 + 4) * C, nl, kv_zero()), gv, s3_4);
+      {
+        const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ldn(x2 + (ix0 + 0) * C, nl, kv_zero()), gv0, s0_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ldn(x2 + (ix0 + 1) * C, nl, kv_zero()), gv0, s0_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ldn(x2 + (ix0 + 2) * C, nl, kv_zero()), gv0, s0_2_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_2_3 = kv_fma(kv_ldn(x2 + (ix0 + 3) * C, nl, kv_zero()), gv0, s0_2_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_2_4 = kv_fma(kv_ldn(x2 + (ix0 + 4) * C, nl, kv_zero()), gv0, s0_2_4);
+          }
+        }
+        if (vm & 8u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_3_0 = kv_fma(kv_ldn(x3 + (ix0 + 0) * C, nl, kv_zero()), gv0, s0_3_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_3_1 = kv_fma(kv_ldn(x3 + (ix0 + 1) * C, nl, kv_zero()), gv0, s0_3_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_3_2 = kv_fma(kv_ldn(x3 + (ix0 + 2) * C, nl, kv_zero()), gv0, s0_3_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_3_3 = kv_fma(kv_ldn(x3 + (ix0 + 3) * C, nl, kv_zero()), gv0, s0_3_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_3_4 = kv_fma(kv_ldn(x3 + (ix0 + 4) * C, nl, kv_zero()), gv0, s0_3_4);
+          }
+        }
       }
     }
   }
   {
     float *q = part + 10 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s2_0), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_2_0), nl);
   }
   {
     float *q = part + 11 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s2_1), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_2_1), nl);
   }
   {
     float *q = part + 12 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s2_2), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_2_2), nl);
   }
   {
     float *q = part + 13 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s2_3), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_2_3), nl);
   }
   {
     float *q = part + 14 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s2_4), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_2_4), nl);
   }
   {
     float *q = part + 15 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s3_0), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_3_0), nl);
   }
   {
     float *q = part + 16 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s3_1), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_3_1), nl);
   }
   {
     float *q = part + 17 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s3_2), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_3_2), nl);
   }
   {
     float *q = part + 18 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s3_3), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_3_3), nl);
   }
   {
     float *q = part + 19 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s3_4), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_3_4), nl);
   }
 }
 
-/* pass 3 (filter rows 4), full channel vectors:
+/* pass 3 (filter rows 4), 1 full channel vector:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
 static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
@@ -486,11 +912,11 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_args
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
   int64_t r, ox, b = r0 / OH, oy = r0 % OH;
-  kv_f s4_0 = kv_zero();
-  kv_f s4_1 = kv_zero();
-  kv_f s4_2 = kv_zero();
-  kv_f s4_3 = kv_zero();
-  kv_f s4_4 = kv_zero();
+  kv_f s0_4_0 = kv_zero();
+  kv_f s0_4_1 = kv_zero();
+  kv_f s0_4_2 = kv_zero();
+  kv_f s0_4_3 = kv_zero();
+  kv_f s0_4_4 = kv_zero();
   (void)nl;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
@@ -503,62 +929,178 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(const kfi_dwbpf_args
     }
     if (vm == 16u) {
       for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
-        const kv_f gv = kv_ld(g + ox * C);
         const int64_t i0 = (ox * 1 - PL) * C;
-        s4_0 = kv_fma(kv_ld(x4 + i0), gv, s4_0);
-        s4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv, s4_1);
-        s4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv, s4_2);
-        s4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv, s4_3);
-        s4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv, s4_4);
+        const kv_f gv0 = kv_ld(g + ox * C);
+        s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
+        s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
+        s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
+        s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
+        s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
       }
     } else {
       for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
-        const kv_f gv = kv_ld(g + ox * C);
         const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
         if (vm & 16u) {
-          s4_0 = kv_fma(kv_ld(x4 + i0), gv, s4_0);
-          s4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv, s4_1);
-          s4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv, s4_2);
-          s4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv, s4_3);
-          s4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv, s4_4);
+        s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
+        s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
+        s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
+        s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
+        s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
         }
       }
     }
     for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      kv_f gv;
       int64_t ix0;
       if (ox == lo) ox = hi;
       if (ox >= c1) break;
-      gv = kv_ld(g + ox * C);
       ix0 = ox * 1 - PL;
-      if (vm & 16u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s4_0 = kv_fma(kv_ld(x4 + (ix0 + 0) * C), gv, s4_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s4_1 = kv_fma(kv_ld(x4 + (ix0 + 1) * C), gv, s4_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s4_2 = kv_fma(kv_ld(x4 + (ix0 + 2) * C), gv, s4_2);
-        if (ix0 + 3 >= 0 && ix0 + 3 < W) s4_3 = kv_fma(kv_ld(x4 + (ix0 + 3) * C), gv, s4_3);
-        if (ix0 + 4 >= 0 && ix0 + 4 < W) s4_4 = kv_fma(kv_ld(x4 + (ix0 + 4) * C), gv, s4_4);
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 16u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_4_0 = kv_fma(kv_ld(x4 + (ix0 + 0) * C), gv0, s0_4_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_4_1 = kv_fma(kv_ld(x4 + (ix0 + 1) * C), gv0, s0_4_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_4_2 = kv_fma(kv_ld(x4 + (ix0 + 2) * C), gv0, s0_4_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_4_3 = kv_fma(kv_ld(x4 + (ix0 + 3) * C), gv0, s0_4_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_4_4 = kv_fma(kv_ld(x4 + (ix0 + 4) * C), gv0, s0_4_4);
+          }
+        }
       }
     }
   }
   {
     float *q = part + 20 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s4_0));
+    kv_stf(q, kv_add(kv_ldf(q), s0_4_0));
   }
   {
     float *q = part + 21 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s4_1));
+    kv_stf(q, kv_add(kv_ldf(q), s0_4_1));
   }
   {
     float *q = part + 22 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s4_2));
+    kv_stf(q, kv_add(kv_ldf(q), s0_4_2));
   }
   {
     float *q = part + 23 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s4_3));
+    kv_stf(q, kv_add(kv_ldf(q), s0_4_3));
   }
   {
     float *q = part + 24 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s4_4));
+    kv_stf(q, kv_add(kv_ldf(q), s0_4_4));
+  }
+}
+
+/* pass 3 (filter rows 4), 1 full channel vector:
+   the sums over rows [r0, r1), cols [c0, c1) added to part */
+static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
+  const uint16_t *x = (const uint16_t *)a->x;
+  const uint16_t *dy = (const uint16_t *)a->dy;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  kv_f s0_4_0 = kv_zero();
+  kv_f s0_4_1 = kv_zero();
+  kv_f s0_4_2 = kv_zero();
+  kv_f s0_4_3 = kv_zero();
+  kv_f s0_4_4 = kv_zero();
+  (void)nl;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
+    const uint16_t *g = dy + r * a->ow * C + ch;
+    unsigned vm = 0;
+    const uint16_t *x4 = x;
+    if (iy0 + 4 >= 0 && iy0 + 4 < H) {
+      x4 = x + ((b * H + iy0 + 4) * W) * C + ch;
+      vm |= 16u;
+    }
+    if (vm == 16u) {
+      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        KFI_PREFETCH(g + ox * C, 8);
+        KFI_PREFETCH(x4 + i0 + 4 * C, 8);
+        s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
+        s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
+        s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
+        s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
+        s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
+      }
+    } else {
+      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        KFI_PREFETCH(g + ox * C, 8);
+        KFI_PREFETCH(x4 + i0 + 4 * C, 8);
+        if (vm & 16u) {
+        s0_4_0 = kv_fma(kv_ld(x4 + i0), gv0, s0_4_0);
+        s0_4_1 = kv_fma(kv_ld(x4 + i0 + 1 * C), gv0, s0_4_1);
+        s0_4_2 = kv_fma(kv_ld(x4 + i0 + 2 * C), gv0, s0_4_2);
+        s0_4_3 = kv_fma(kv_ld(x4 + i0 + 3 * C), gv0, s0_4_3);
+        s0_4_4 = kv_fma(kv_ld(x4 + i0 + 4 * C), gv0, s0_4_4);
+        }
+      }
+    }
+    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
+      int64_t ix0;
+      if (ox == lo) ox = hi;
+      if (ox >= c1) break;
+      ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        KFI_PREFETCH(g + ox * C, 8);
+        KFI_PREFETCH(x4 + (ix0 + 0) * C, 8);
+        KFI_PREFETCH(x4 + (ix0 + 1) * C, 8);
+        KFI_PREFETCH(x4 + (ix0 + 2) * C, 8);
+        KFI_PREFETCH(x4 + (ix0 + 3) * C, 8);
+        KFI_PREFETCH(x4 + (ix0 + 4) * C, 8);
+        if (vm & 16u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_4_0 = kv_fma(kv_ld(x4 + (ix0 + 0) * C), gv0, s0_4_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_4_1 = kv_fma(kv_ld(x4 + (ix0 + 1) * C), gv0, s0_4_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_4_2 = kv_fma(kv_ld(x4 + (ix0 + 2) * C), gv0, s0_4_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_4_3 = kv_fma(kv_ld(x4 + (ix0 + 3) * C), gv0, s0_4_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_4_4 = kv_fma(kv_ld(x4 + (ix0 + 4) * C), gv0, s0_4_4);
+          }
+        }
+      }
+    }
+  }
+  {
+    float *q = part + 20 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_4_0));
+  }
+  {
+    float *q = part + 21 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_4_1));
+  }
+  {
+    float *q = part + 22 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_4_2));
+  }
+  {
+    float *q = part + 23 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_4_3));
+  }
+  {
+    float *q = part + 24 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_4_4));
   }
 }
 
@@ -570,11 +1112,11 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p3_tail(const k
   const uint16_t *x = (const uint16_t *)a->x;
   const uint16_t *dy = (const uint16_t *)a->dy;
   int64_t r, ox, b = r0 / OH, oy = r0 % OH;
-  kv_f s4_0 = kv_zero();
-  kv_f s4_1 = kv_zero();
-  kv_f s4_2 = kv_zero();
-  kv_f s4_3 = kv_zero();
-  kv_f s4_4 = kv_zero();
+  kv_f s0_4_0 = kv_zero();
+  kv_f s0_4_1 = kv_zero();
+  kv_f s0_4_2 = kv_zero();
+  kv_f s0_4_3 = kv_zero();
+  kv_f s0_4_4 = kv_zero();
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const uint16_t *g = dy + r * a->ow * C + ch;
@@ -585,46 +1127,60 @@ static KFI_NOINLINE void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p3_tail(const k
       vm |= 16u;
     }
     for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      kv_f gv;
       int64_t ix0;
       (void)lo;
       (void)hi;
-      gv = kv_ldn(g + ox * C, nl, kv_zero());
       ix0 = ox * 1 - PL;
-      if (vm & 16u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s4_0 = kv_fma(kv_ldn(x4 + (ix0 + 0) * C, nl, kv_zero()), gv, s4_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s4_1 = kv_fma(kv_ldn(x4 + (ix0 + 1) * C, nl, kv_zero()), gv, s4_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s4_2 = kv_fma(kv_ldn(x4 + (ix0 + 2) * C, nl, kv_zero()), gv, s4_2);
-        if (ix0 + 3 >= 0 && ix0 + 3 < W) s4_3 = kv_fma(kv_ldn(x4 + (ix0 + 3) * C, nl, kv_zero()), gv, s4_3);
-        if (ix0 + 4 >= 0 && ix0 + 4 < W) s4_4 = kv_fma(kv_ldn(x4 + (ix0 + 4) * C, nl, kv_zero()), gv, s4_4);
+      {
+        const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
+        if (vm & 16u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_4_0 = kv_fma(kv_ldn(x4 + (ix0 + 0) * C, nl, kv_zero()), gv0, s0_4_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_4_1 = kv_fma(kv_ldn(x4 + (ix0 + 1) * C, nl, kv_zero()), gv0, s0_4_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_4_2 = kv_fma(kv_ldn(x4 + (ix0 + 2) * C, nl, kv_zero()), gv0, s0_4_2);
+          }
+          if (ix0 + 3 >= 0 && ix0 + 3 < W) {
+            s0_4_3 = kv_fma(kv_ldn(x4 + (ix0 + 3) * C, nl, kv_zero()), gv0, s0_4_3);
+          }
+          if (ix0 + 4 >= 0 && ix0 + 4 < W) {
+            s0_4_4 = kv_fma(kv_ldn(x4 + (ix0 + 4) * C, nl, kv_zero()), gv0, s0_4_4);
+          }
+        }
       }
     }
   }
   {
     float *q = part + 20 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s4_0), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_4_0), nl);
   }
   {
     float *q = part + 21 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s4_1), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_4_1), nl);
   }
   {
     float *q = part + 22 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s4_2), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_4_2), nl);
   }
   {
     float *q = part + 23 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s4_3), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_4_3), nl);
   }
   {
     float *q = part + 24 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s4_4), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_4_4), nl);
   }
 }
 
-static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, float *part) {
-  const int64_t W = a->w, C = a->c, PL = a->pad_left;
-  int64_t r0, r1, c0, c1, lo, hi, ch;
+#define kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_L1 0
+#define kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_LANES 1
+static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
+                       float *part) {
+  const int64_t W = a->w, PL = a->pad_left;
+  int64_t r0, r1, c0, c1, lo, hi, ch = ch0;
   kfi_dwbpf_piece(a, t, p, &r0, &r1, &c0, &c1);
   /* interior cols: ox*1 - PL >= 0 and ox*1 - PL + 4 < W;
      c0 <= lo <= hi <= c1: [c0, lo) and [hi, c1) are the border cols */
@@ -634,15 +1190,22 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_piece(const kfi_dwbpf_args *
   if (lo > c1) lo = c1;
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
-  for (ch = 0; ch + 8 <= C; ch += 8) {
+  if (kfi_dwbpf_far(a, sizeof(uint16_t))) { /* the same walks, prefetching */
+    for (; ch + 8 <= ch1; ch += 8) {
+      kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
+      kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
+      kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
+    }
+  }
+  for (; ch + 8 <= ch1; ch += 8) {
     kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_full(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
     kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_full(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
     kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p3_full(a, r0, r1, c0, c1, lo, hi, ch, 8, part);
   }
-  if (ch < C) {
-    kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_tail(a, r0, r1, c0, c1, lo, hi, ch, C - ch, part);
-    kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_tail(a, r0, r1, c0, c1, lo, hi, ch, C - ch, part);
-    kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p3_tail(a, r0, r1, c0, c1, lo, hi, ch, C - ch, part);
+  if (ch < ch1) {
+    kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p1_tail(a, r0, r1, c0, c1, lo, hi, ch, ch1 - ch, part);
+    kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p2_tail(a, r0, r1, c0, c1, lo, hi, ch, ch1 - ch, part);
+    kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_p3_tail(a, r0, r1, c0, c1, lo, hi, ch, ch1 - ch, part);
   }
 }
 
@@ -654,22 +1217,26 @@ typedef struct kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_job {
 
 size_t kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_scratch(const void *args) {
   kfi_dwbpf_tiling t;
-  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, 262144, &t);
-  return (size_t)t.tasks * (size_t)t.elems * sizeof(float);
+  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_L1, 262144, sizeof(uint16_t), kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_LANES, &t);
+  return (size_t)t.ptasks * (size_t)t.elems * sizeof(float);
 }
 
 static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_sum_task(void *ctx, size_t i) {
   const kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_job *j = (const kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_job *)ctx;
-  float *part = j->part + (int64_t)i * j->t.elems;
-  int64_t p = (int64_t)i * j->t.per_task, pe = p + j->t.per_task, e;
+  const int64_t pt = (int64_t)i / j->t.cgroups, cg = (int64_t)i % j->t.cgroups;
+  const int64_t M = j->a->m, CM = j->a->c * M, c0 = cg * j->t.cgsize;
+  const int64_t c1 = c0 + j->t.cgsize < j->a->c ? c0 + j->t.cgsize : j->a->c;
+  float *part = j->part + pt * j->t.elems;
+  int64_t p = pt * j->t.per_task, pe = p + j->t.per_task, e, k;
   if (pe > j->t.pieces) pe = j->t.pieces;
-  for (e = 0; e < j->t.elems; e++) part[e] = 0;
-  for (; p < pe; p++) kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_piece(j->a, &j->t, p, part);
+  for (k = 0; k < j->t.elems; k += CM) /* this group's channels of every tap */
+    for (e = c0 * M; e < c1 * M; e++) part[k + e] = 0;
+  for (; p < pe; p++) kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_piece(j->a, &j->t, p, c0, c1, part);
 }
 
 static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_reduce(const kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_job *j) {
   uint16_t *out = (uint16_t *)j->a->dw_out;
-  const int64_t E = j->t.elems, NT = j->t.tasks;
+  const int64_t E = j->t.elems, NT = j->t.ptasks;
   int64_t e0, e1, s, k, e;
   if (NT == 0) { /* nothing to sum (empty batch or output rows): zeros */
     for (e = 0; e < E; e++) out[e] = kfi_st_f16((float)0);
@@ -690,7 +1257,7 @@ static void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_reduce(const kfg_dwbpf_f16_n
 void kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2(const void *args, const kfi_par *par) {
   kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_job j;
   j.a = (const kfi_dwbpf_args *)args;
-  kfi_dwbpf_tile(j.a, 128, 262144, &j.t);
+  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_L1, 262144, sizeof(uint16_t), kfg_dwbpf_f16_nhwc_k5x5s1x1d1x1m1__avx2_LANES, &j.t);
   j.part = (float *)j.a->scratch;
   /* below SERIAL multiply-adds the tasks run on the calling thread: waking
      the pool costs more than it saves (same tasks, same results) */

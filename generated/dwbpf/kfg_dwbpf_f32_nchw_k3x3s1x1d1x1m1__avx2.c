@@ -18,16 +18,29 @@ size_t kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_scratch(const void *args);
 #define KV_T KV_T_F32
 #include "kfi_simd_avx2.h"
 
-/* pass 1 (filter rows 0, 1, 2), the vectors whose taps all lie inside the input: cols [f0, f0 + nv*VL),
-   rows [r0, r1) of channel c; the sums added to part */
-static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_p1_fast(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t f0,
-                                int64_t nv, int64_t c, float *part) {
+/* A lane interval [lo, hi) of a vector (0 <= lo < hi <= 8) as a mask, and
+   the load of those lanes of the vector whose lane 0 is element off of row
+   p, the other lanes 0: only p[off + lo], ..., p[off + hi - 1] are read,
+   and only they need exist (lane 0's address may lie before the row, so it
+   is formed as an integer; masked lanes are not read). */
+typedef __m256i kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_m;
+static inline kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_m kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_mk(int64_t lo, int64_t hi) {
+  const __m256i ix = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)lo), ix),
+                             _mm256_cmpgt_epi32(_mm256_set1_epi32((int)hi), ix));
+}
+static inline kv_f kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_ldm(const float *p, int64_t off, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_m m) {
+  return _mm256_maskload_ps((const float *)((uintptr_t)p + (uintptr_t)off * sizeof *p), m);
+}
+
+/* pass 1 (filter rows 0, 1, 2), the clean vectors j in [jl, jr)
+   (cols c0 + j*8 ...), rows [r0, r1) of channel c; the sums added to part */
+static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_p1_fast(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
+                                int64_t jr, int64_t nvec, int64_t c, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  int64_t r, b = r0 / OH, oy = r0 % OH;
-  (void)c0;
-  (void)c1;
+  int64_t r, b, oy, j;
   kv_f s0_0 = kv_zero();
   kv_f s0_1 = kv_zero();
   kv_f s0_2 = kv_zero();
@@ -37,43 +50,57 @@ static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_p1_fast(const kfi_dwbpf_args
   kv_f s2_0 = kv_zero();
   kv_f s2_1 = kv_zero();
   kv_f s2_2 = kv_zero();
-  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
-    const int64_t iy0 = oy * 1 - PT;
-    const float *g = dy + ((b * C + c) * OH + oy) * OW;
-    unsigned vm = 0;
-    int64_t ox;
-    const float *x0 = x;
-    const float *x1 = x;
-    const float *x2 = x;
-    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
-      x0 = x + ((b * C + c) * H + iy0 + 0) * W;
-      vm |= 1u;
-    }
-    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
-      x1 = x + ((b * C + c) * H + iy0 + 1) * W;
-      vm |= 2u;
-    }
-    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
-      x2 = x + ((b * C + c) * H + iy0 + 2) * W;
-      vm |= 4u;
-    }
-    for (ox = f0; ox < f0 + nv * 8; ox += 8) {
-      const kv_f gv = kv_ld(g + ox);
-      const int64_t ix0 = ox - PL;
-      if (vm & 1u) {
-        s0_0 = kv_fma(kv_ld(x0 + ix0), gv, s0_0);
-        s0_1 = kv_fma(kv_ld(x0 + ix0 + 1), gv, s0_1);
-        s0_2 = kv_fma(kv_ld(x0 + ix0 + 2), gv, s0_2);
+  (void)c1;
+  (void)nvec;
+  {
+    b = r0 / OH;
+    oy = r0 % OH;
+    for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+      const int64_t iy0 = oy * 1 - PT;
+      const float *g = dy + ((b * C + c) * OH + oy) * OW;
+      unsigned vm = 0;
+      const float *x0 = x;
+      const float *x1 = x;
+      const float *x2 = x;
+      if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+        x0 = x + ((b * C + c) * H + iy0 + 0) * W;
+        vm |= 1u;
       }
-      if (vm & 2u) {
-        s1_0 = kv_fma(kv_ld(x1 + ix0), gv, s1_0);
-        s1_1 = kv_fma(kv_ld(x1 + ix0 + 1), gv, s1_1);
-        s1_2 = kv_fma(kv_ld(x1 + ix0 + 2), gv, s1_2);
+      if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+        x1 = x + ((b * C + c) * H + iy0 + 1) * W;
+        vm |= 2u;
       }
-      if (vm & 4u) {
-        s2_0 = kv_fma(kv_ld(x2 + ix0), gv, s2_0);
-        s2_1 = kv_fma(kv_ld(x2 + ix0 + 1), gv, s2_1);
-        s2_2 = kv_fma(kv_ld(x2 + ix0 + 2), gv, s2_2);
+      if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+        x2 = x + ((b * C + c) * H + iy0 + 2) * W;
+        vm |= 4u;
+      }
+      if (1) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
+           walk of the same plane reads next; the planes of a piece are short runs
+           that the hardware prefetchers learn too late; in the ends walker
+           only where the fast walker did not run, on its first vector) */
+        int64_t k;
+        for (k = 0; k < OW; k += 16) KFI_PREFETCH(g, 2 * OW + k);
+        for (k = 0; k < W; k += 16) KFI_PREFETCH(x2, 2 * W + k);
+      }
+      if (!vm) continue;
+      for (j = jl; j < jr; j++) {
+        const int64_t ox0 = c0 + j * 8, i0 = ox0 - PL;
+        const kv_f gv = kv_ld(g + ox0);
+        if (vm & 1u) {
+          s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
+          s0_1 = kv_fma(kv_ld(x0 + i0 + 1), gv, s0_1);
+          s0_2 = kv_fma(kv_ld(x0 + i0 + 2), gv, s0_2);
+        }
+        if (vm & 2u) {
+          s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
+          s1_1 = kv_fma(kv_ld(x1 + i0 + 1), gv, s1_1);
+          s1_2 = kv_fma(kv_ld(x1 + i0 + 2), gv, s1_2);
+        }
+        if (vm & 4u) {
+          s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
+          s2_1 = kv_fma(kv_ld(x2 + i0 + 1), gv, s2_1);
+          s2_2 = kv_fma(kv_ld(x2 + i0 + 2), gv, s2_2);
+        }
       }
     }
   }
@@ -88,94 +115,132 @@ static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_p1_fast(const kfi_dwbpf_args
   part[8 * C + c] += kv_hsum(s2_2);
 }
 
-/* pass 1 (filter rows 0, 1, 2), the row ends: cols [c0, f0) and [f1, c1), one col at a time (scalar sums),
-   rows [r0, r1) of channel c; the sums added to part */
-static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_p1_ends(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t f0,
-                                int64_t nv, int64_t c, float *part) {
+/* pass 1 (filter rows 0, 1, 2), the other vectors j in [0, jl) and [jr, nvec), by masked loads, one vector at a time
+   (cols c0 + j*8 ...), rows [r0, r1) of channel c; the sums added to part */
+static KFI_NOINLINE void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_p1_ends(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t jl,
+                                int64_t jr, int64_t nvec, int64_t c, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, OW = a->ow, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
-  int64_t r, b = r0 / OH, oy = r0 % OH;
-  const int64_t f1 = f0 + nv * 8;
-  float s0_0 = 0;
-  float s0_1 = 0;
-  float s0_2 = 0;
-  float s1_0 = 0;
-  float s1_1 = 0;
-  float s1_2 = 0;
-  float s2_0 = 0;
-  float s2_1 = 0;
-  float s2_2 = 0;
-  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
-    const int64_t iy0 = oy * 1 - PT;
-    const float *g = dy + ((b * C + c) * OH + oy) * OW;
-    unsigned vm = 0;
-    int64_t ox;
-    const float *x0 = x;
-    const float *x1 = x;
-    const float *x2 = x;
-    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
-      x0 = x + ((b * C + c) * H + iy0 + 0) * W;
-      vm |= 1u;
-    }
-    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
-      x1 = x + ((b * C + c) * H + iy0 + 1) * W;
-      vm |= 2u;
-    }
-    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
-      x2 = x + ((b * C + c) * H + iy0 + 2) * W;
-      vm |= 4u;
-    }
-    for (ox = c0; ox < c1; ox++) { /* one col at a time, each tap checked */
-      float gs;
-      int64_t ix0;
-      if (ox == f0 && nv > 0) ox = f1;
-      if (ox >= c1) break;
-      gs = kfi_ld_f32(g[ox]);
-      ix0 = ox - PL;
-      if (vm & 1u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s0_0 += kfi_ld_f32(x0[ix0 + 0]) * gs;
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s0_1 += kfi_ld_f32(x0[ix0 + 1]) * gs;
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s0_2 += kfi_ld_f32(x0[ix0 + 2]) * gs;
+  int64_t r, b, oy, j;
+  kv_f s0_0 = kv_zero();
+  kv_f s0_1 = kv_zero();
+  kv_f s0_2 = kv_zero();
+  kv_f s1_0 = kv_zero();
+  kv_f s1_1 = kv_zero();
+  kv_f s1_2 = kv_zero();
+  kv_f s2_0 = kv_zero();
+  kv_f s2_1 = kv_zero();
+  kv_f s2_2 = kv_zero();
+  int pf = jr <= jl;
+  for (j = 0; j < nvec; j++) {
+    int64_t ox0;
+    kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_m m0;
+    int64_t lo0, hi0;
+    kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_m m1;
+    int64_t lo1, hi1;
+    kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_m m2;
+    int64_t lo2, hi2;
+    if (j == jl) j = jr;
+    if (j >= nvec) break;
+    ox0 = c0 + j * 8;
+    /* tap col 0: the lanes whose input col ox0 + lane - PL + 0 and output col exist */
+    lo0 = PL - 0 - ox0 > 0 ? PL - 0 - ox0 : 0;
+    hi0 = c1 - ox0 < 8 ? c1 - ox0 : 8;
+    if (W + PL - 0 - ox0 < hi0) hi0 = W + PL - 0 - ox0;
+    m0 = hi0 > lo0 ? kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_mk(lo0, hi0) : kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_mk(0, 0);
+    /* tap col 1: the lanes whose input col ox0 + lane - PL + 1 and output col exist */
+    lo1 = PL - 1 - ox0 > 0 ? PL - 1 - ox0 : 0;
+    hi1 = c1 - ox0 < 8 ? c1 - ox0 : 8;
+    if (W + PL - 1 - ox0 < hi1) hi1 = W + PL - 1 - ox0;
+    m1 = hi1 > lo1 ? kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_mk(lo1, hi1) : kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_mk(0, 0);
+    /* tap col 2: the lanes whose input col ox0 + lane - PL + 2 and output col exist */
+    lo2 = PL - 2 - ox0 > 0 ? PL - 2 - ox0 : 0;
+    hi2 = c1 - ox0 < 8 ? c1 - ox0 : 8;
+    if (W + PL - 2 - ox0 < hi2) hi2 = W + PL - 2 - ox0;
+    m2 = hi2 > lo2 ? kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_mk(lo2, hi2) : kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_mk(0, 0);
+    b = r0 / OH;
+    oy = r0 % OH;
+    for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+      const int64_t iy0 = oy * 1 - PT;
+      const float *g = dy + ((b * C + c) * OH + oy) * OW;
+      unsigned vm = 0;
+      const float *x0 = x;
+      const float *x1 = x;
+      const float *x2 = x;
+      if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+        x0 = x + ((b * C + c) * H + iy0 + 0) * W;
+        vm |= 1u;
       }
-      if (vm & 2u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s1_0 += kfi_ld_f32(x1[ix0 + 0]) * gs;
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s1_1 += kfi_ld_f32(x1[ix0 + 1]) * gs;
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s1_2 += kfi_ld_f32(x1[ix0 + 2]) * gs;
+      if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+        x1 = x + ((b * C + c) * H + iy0 + 1) * W;
+        vm |= 2u;
       }
-      if (vm & 4u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 += kfi_ld_f32(x2[ix0 + 0]) * gs;
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 += kfi_ld_f32(x2[ix0 + 1]) * gs;
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 += kfi_ld_f32(x2[ix0 + 2]) * gs;
+      if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+        x2 = x + ((b * C + c) * H + iy0 + 2) * W;
+        vm |= 4u;
+      }
+      if (pf) { /* the lines of dy's row and the pass's last input row 2 rows on (those a
+           walk of the same plane reads next; the planes of a piece are short runs
+           that the hardware prefetchers learn too late; in the ends walker
+           only where the fast walker did not run, on its first vector) */
+        int64_t k;
+        for (k = 0; k < OW; k += 16) KFI_PREFETCH(g, 2 * OW + k);
+        for (k = 0; k < W; k += 16) KFI_PREFETCH(x2, 2 * W + k);
+      }
+      if (!vm) continue;
+      if (hi0 > lo0) {
+        const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_ldm(g, ox0, m0);
+        if (vm & 1u) s0_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_ldm(x0, ox0 - PL + 0, m0), gv, s0_0);
+        if (vm & 2u) s1_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_ldm(x1, ox0 - PL + 0, m0), gv, s1_0);
+        if (vm & 4u) s2_0 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_ldm(x2, ox0 - PL + 0, m0), gv, s2_0);
+      }
+      if (hi1 > lo1) {
+        const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_ldm(g, ox0, m1);
+        if (vm & 1u) s0_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_ldm(x0, ox0 - PL + 1, m1), gv, s0_1);
+        if (vm & 2u) s1_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_ldm(x1, ox0 - PL + 1, m1), gv, s1_1);
+        if (vm & 4u) s2_1 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_ldm(x2, ox0 - PL + 1, m1), gv, s2_1);
+      }
+      if (hi2 > lo2) {
+        const kv_f gv = kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_ldm(g, ox0, m2);
+        if (vm & 1u) s0_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_ldm(x0, ox0 - PL + 2, m2), gv, s0_2);
+        if (vm & 2u) s1_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_ldm(x1, ox0 - PL + 2, m2), gv, s1_2);
+        if (vm & 4u) s2_2 = kv_fma(kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_ldm(x2, ox0 - PL + 2, m2), gv, s2_2);
       }
     }
+    pf = 0;
   }
-  part[0 * C + c] += s0_0;
-  part[1 * C + c] += s0_1;
-  part[2 * C + c] += s0_2;
-  part[3 * C + c] += s1_0;
-  part[4 * C + c] += s1_1;
-  part[5 * C + c] += s1_2;
-  part[6 * C + c] += s2_0;
-  part[7 * C + c] += s2_1;
-  part[8 * C + c] += s2_2;
+  part[0 * C + c] += kv_hsum(s0_0);
+  part[1 * C + c] += kv_hsum(s0_1);
+  part[2 * C + c] += kv_hsum(s0_2);
+  part[3 * C + c] += kv_hsum(s1_0);
+  part[4 * C + c] += kv_hsum(s1_1);
+  part[5 * C + c] += kv_hsum(s1_2);
+  part[6 * C + c] += kv_hsum(s2_0);
+  part[7 * C + c] += kv_hsum(s2_1);
+  part[8 * C + c] += kv_hsum(s2_2);
 }
 
-static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, float *part) {
-  const int64_t W = a->w, C = a->c, PL = a->pad_left;
-  int64_t r0, r1, c0, c1, f0, e, nv, c;
+#define kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_L1 0
+#define kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_LANES 8
+static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
+                       float *part) {
+  const int64_t W = a->w, PL = a->pad_left;
+  int64_t r0, r1, c0, c1, e, jl, jr, nvec, c;
   kfi_dwbpf_piece(a, t, p, &r0, &r1, &c0, &c1);
-  /* the fast vectors: from f0 = max(c0, PL) (every tap's first lane inside
-     the input) while the last lane of the last tap stays inside the input
-     and the piece */
-  f0 = c0 > PL ? c0 : PL;
+  /* vectors j = 0 .. nvec-1 at cols c0 + j*8; the clean ones, [jl, jr):
+     first lane's first tap inside the input (c0 + j*8 >= PL), last
+     lane's last tap inside the input and the piece */
+  nvec = (c1 - c0 + 7) / 8;
+  jl = PL > c0 ? (PL - c0 + 7) / 8 : 0;
+  if (jl > nvec) jl = nvec;
   e = W + PL - 2;
   if (e > c1) e = c1;
-  nv = e - f0 >= 8 ? (e - f0) / 8 : 0;
-  if (f0 > c1) f0 = c1;
-  for (c = 0; c < C; c++) {
-    if (nv > 0) kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_p1_fast(a, r0, r1, c0, c1, f0, nv, c, part);
-    if (f0 > c0 || f0 + nv * 8 < c1) kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_p1_ends(a, r0, r1, c0, c1, f0, nv, c, part);
+  jr = e - c0 >= 8 ? (e - c0) / 8 : 0;
+  if (jr < jl) jr = jl;
+  for (c = ch0; c < ch1; c++) {
+    if (jr > jl) kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_p1_fast(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
+    if (jl > 0 || jr < nvec) kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_p1_ends(a, r0, r1, c0, c1, jl, jr, nvec, c, part);
   }
 }
 
@@ -187,22 +252,26 @@ typedef struct kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_job {
 
 size_t kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_scratch(const void *args) {
   kfi_dwbpf_tiling t;
-  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, 262144, &t);
-  return (size_t)t.tasks * (size_t)t.elems * sizeof(float);
+  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_L1, 262144, sizeof(float), kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_LANES, &t);
+  return (size_t)t.ptasks * (size_t)t.elems * sizeof(float);
 }
 
 static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_sum_task(void *ctx, size_t i) {
   const kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_job *j = (const kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_job *)ctx;
-  float *part = j->part + (int64_t)i * j->t.elems;
-  int64_t p = (int64_t)i * j->t.per_task, pe = p + j->t.per_task, e;
+  const int64_t pt = (int64_t)i / j->t.cgroups, cg = (int64_t)i % j->t.cgroups;
+  const int64_t M = j->a->m, CM = j->a->c * M, c0 = cg * j->t.cgsize;
+  const int64_t c1 = c0 + j->t.cgsize < j->a->c ? c0 + j->t.cgsize : j->a->c;
+  float *part = j->part + pt * j->t.elems;
+  int64_t p = pt * j->t.per_task, pe = p + j->t.per_task, e, k;
   if (pe > j->t.pieces) pe = j->t.pieces;
-  for (e = 0; e < j->t.elems; e++) part[e] = 0;
-  for (; p < pe; p++) kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_piece(j->a, &j->t, p, part);
+  for (k = 0; k < j->t.elems; k += CM) /* this group's channels of every tap */
+    for (e = c0 * M; e < c1 * M; e++) part[k + e] = 0;
+  for (; p < pe; p++) kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_piece(j->a, &j->t, p, c0, c1, part);
 }
 
 static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_reduce(const kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_job *j) {
   float *out = (float *)j->a->dw_out;
-  const int64_t E = j->t.elems, NT = j->t.tasks;
+  const int64_t E = j->t.elems, NT = j->t.ptasks;
   int64_t e0, e1, s, k, e;
   if (NT == 0) { /* nothing to sum (empty batch or output rows): zeros */
     for (e = 0; e < E; e++) out[e] = kfi_st_f32((float)0);
@@ -223,7 +292,7 @@ static void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_reduce(const kfg_dwbpf_f32_n
 void kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2(const void *args, const kfi_par *par) {
   kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_job j;
   j.a = (const kfi_dwbpf_args *)args;
-  kfi_dwbpf_tile(j.a, 128, 262144, &j.t);
+  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_L1, 262144, sizeof(float), kfg_dwbpf_f32_nchw_k3x3s1x1d1x1m1__avx2_LANES, &j.t);
   j.part = (float *)j.a->scratch;
   /* below SERIAL multiply-adds the tasks run on the calling thread: waking
      the pool costs more than it saves (same tasks, same results) */

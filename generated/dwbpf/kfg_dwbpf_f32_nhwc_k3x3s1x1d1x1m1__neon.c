@@ -12,23 +12,41 @@ size_t kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_scratch(const void *args);
 #define KV_T KV_T_F32
 #include "kfi_simd_neon.h"
 
-/* pass 1 (filter rows 0, 1, 2), full channel vectors:
+/* pass 1 (filter rows 0, 1, 2), 3 full channel vectors:
    the sums over rows [r0, r1), cols [c0, c1) added to part */
-static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_wide(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
                                 int64_t hi, int64_t ch, int64_t nl, float *part) {
   const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   int64_t r, ox, b = r0 / OH, oy = r0 % OH;
-  kv_f s0_0 = kv_zero();
-  kv_f s0_1 = kv_zero();
-  kv_f s0_2 = kv_zero();
-  kv_f s1_0 = kv_zero();
-  kv_f s1_1 = kv_zero();
-  kv_f s1_2 = kv_zero();
-  kv_f s2_0 = kv_zero();
-  kv_f s2_1 = kv_zero();
-  kv_f s2_2 = kv_zero();
+  kv_f s0_0_0 = kv_zero();
+  kv_f s0_0_1 = kv_zero();
+  kv_f s0_0_2 = kv_zero();
+  kv_f s0_1_0 = kv_zero();
+  kv_f s0_1_1 = kv_zero();
+  kv_f s0_1_2 = kv_zero();
+  kv_f s0_2_0 = kv_zero();
+  kv_f s0_2_1 = kv_zero();
+  kv_f s0_2_2 = kv_zero();
+  kv_f s1_0_0 = kv_zero();
+  kv_f s1_0_1 = kv_zero();
+  kv_f s1_0_2 = kv_zero();
+  kv_f s1_1_0 = kv_zero();
+  kv_f s1_1_1 = kv_zero();
+  kv_f s1_1_2 = kv_zero();
+  kv_f s1_2_0 = kv_zero();
+  kv_f s1_2_1 = kv_zero();
+  kv_f s1_2_2 = kv_zero();
+  kv_f s2_0_0 = kv_zero();
+  kv_f s2_0_1 = kv_zero();
+  kv_f s2_0_2 = kv_zero();
+  kv_f s2_1_0 = kv_zero();
+  kv_f s2_1_1 = kv_zero();
+  kv_f s2_1_2 = kv_zero();
+  kv_f s2_2_0 = kv_zero();
+  kv_f s2_2_1 = kv_zero();
+  kv_f s2_2_2 = kv_zero();
   (void)nl;
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
@@ -51,98 +69,930 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args
     }
     if (vm == 7u) {
       for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
-        const kv_f gv = kv_ld(g + ox * C);
         const int64_t i0 = (ox * 1 - PL) * C;
-        s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
-        s0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv, s0_1);
-        s0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv, s0_2);
-        s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
-        s1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv, s1_1);
-        s1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv, s1_2);
-        s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
-        s2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv, s2_1);
-        s2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv, s2_2);
+        const kv_f gv0 = kv_ld(g + ox * C);
+        const kv_f gv1 = kv_ld(g + ox * C + 4);
+        const kv_f gv2 = kv_ld(g + ox * C + 8);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 4), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 8), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 4), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 8), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 4), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 8), gv2, s2_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 4), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 8), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 4), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 8), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 4), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 8), gv2, s2_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 4), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 8), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 4), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 8), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 4), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 8), gv2, s2_2_2);
       }
     } else {
       for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
-        const kv_f gv = kv_ld(g + ox * C);
         const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        const kv_f gv1 = kv_ld(g + ox * C + 4);
+        const kv_f gv2 = kv_ld(g + ox * C + 8);
         if (vm & 1u) {
-          s0_0 = kv_fma(kv_ld(x0 + i0), gv, s0_0);
-          s0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv, s0_1);
-          s0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv, s0_2);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 4), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 8), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 4), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 8), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 4), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 8), gv2, s2_0_2);
         }
         if (vm & 2u) {
-          s1_0 = kv_fma(kv_ld(x1 + i0), gv, s1_0);
-          s1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv, s1_1);
-          s1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv, s1_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 4), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 8), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 4), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 8), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 4), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 8), gv2, s2_1_2);
         }
         if (vm & 4u) {
-          s2_0 = kv_fma(kv_ld(x2 + i0), gv, s2_0);
-          s2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv, s2_1);
-          s2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv, s2_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 4), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 8), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 4), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 8), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 4), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 8), gv2, s2_2_2);
         }
       }
     }
     for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
-      kv_f gv;
       int64_t ix0;
       if (ox == lo) ox = hi;
       if (ox >= c1) break;
-      gv = kv_ld(g + ox * C);
       ix0 = ox * 1 - PL;
-      if (vm & 1u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv, s0_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv, s0_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv, s0_2);
-      }
-      if (vm & 2u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv, s1_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv, s1_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv, s1_2);
-      }
-      if (vm & 4u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv, s2_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv, s2_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv, s2_2);
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        const kv_f gv1 = kv_ld(g + ox * C + 4);
+        const kv_f gv2 = kv_ld(g + ox * C + 8);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
+            s1_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C + 4), gv1, s1_0_0);
+            s2_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C + 8), gv2, s2_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
+            s1_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C + 4), gv1, s1_0_1);
+            s2_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C + 8), gv2, s2_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
+            s1_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C + 4), gv1, s1_0_2);
+            s2_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C + 8), gv2, s2_0_2);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
+            s1_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C + 4), gv1, s1_1_0);
+            s2_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C + 8), gv2, s2_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
+            s1_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C + 4), gv1, s1_1_1);
+            s2_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C + 8), gv2, s2_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
+            s1_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C + 4), gv1, s1_1_2);
+            s2_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C + 8), gv2, s2_1_2);
+          }
+        }
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
+            s1_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C + 4), gv1, s1_2_0);
+            s2_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C + 8), gv2, s2_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
+            s1_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C + 4), gv1, s1_2_1);
+            s2_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C + 8), gv2, s2_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
+            s1_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C + 4), gv1, s1_2_2);
+            s2_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C + 8), gv2, s2_2_2);
+          }
+        }
       }
     }
   }
   {
     float *q = part + 0 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s0_0));
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_0));
   }
   {
     float *q = part + 1 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s0_1));
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_1));
   }
   {
     float *q = part + 2 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s0_2));
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_2));
   }
   {
     float *q = part + 3 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s1_0));
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_0));
   }
   {
     float *q = part + 4 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s1_1));
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_1));
   }
   {
     float *q = part + 5 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s1_2));
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_2));
   }
   {
     float *q = part + 6 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s2_0));
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_0));
   }
   {
     float *q = part + 7 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s2_1));
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_1));
   }
   {
     float *q = part + 8 * C + ch;
-    kv_stf(q, kv_add(kv_ldf(q), s2_2));
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_2));
+  }
+  {
+    float *q = part + 0 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_0_0));
+  }
+  {
+    float *q = part + 1 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_0_1));
+  }
+  {
+    float *q = part + 2 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_0_2));
+  }
+  {
+    float *q = part + 3 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_1_0));
+  }
+  {
+    float *q = part + 4 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_1_1));
+  }
+  {
+    float *q = part + 5 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_1_2));
+  }
+  {
+    float *q = part + 6 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_2_0));
+  }
+  {
+    float *q = part + 7 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_2_1));
+  }
+  {
+    float *q = part + 8 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_2_2));
+  }
+  {
+    float *q = part + 0 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_0_0));
+  }
+  {
+    float *q = part + 1 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_0_1));
+  }
+  {
+    float *q = part + 2 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_0_2));
+  }
+  {
+    float *q = part + 3 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_1_0));
+  }
+  {
+    float *q = part + 4 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_1_1));
+  }
+  {
+    float *q = part + 5 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_1_2));
+  }
+  {
+    float *q = part + 6 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_2_0));
+  }
+  {
+    float *q = part + 7 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_2_1));
+  }
+  {
+    float *q = part + 8 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_2_2));
+  }
+}
+
+/* pass 1 (filter rows 0, 1, 2), 3 full channel vectors:
+   the sums over rows [r0, r1), cols [c0, c1) added to part */
+static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_wide_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
+  const float *x = (const float *)a->x;
+  const float *dy = (const float *)a->dy;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  kv_f s0_0_0 = kv_zero();
+  kv_f s0_0_1 = kv_zero();
+  kv_f s0_0_2 = kv_zero();
+  kv_f s0_1_0 = kv_zero();
+  kv_f s0_1_1 = kv_zero();
+  kv_f s0_1_2 = kv_zero();
+  kv_f s0_2_0 = kv_zero();
+  kv_f s0_2_1 = kv_zero();
+  kv_f s0_2_2 = kv_zero();
+  kv_f s1_0_0 = kv_zero();
+  kv_f s1_0_1 = kv_zero();
+  kv_f s1_0_2 = kv_zero();
+  kv_f s1_1_0 = kv_zero();
+  kv_f s1_1_1 = kv_zero();
+  kv_f s1_1_2 = kv_zero();
+  kv_f s1_2_0 = kv_zero();
+  kv_f s1_2_1 = kv_zero();
+  kv_f s1_2_2 = kv_zero();
+  kv_f s2_0_0 = kv_zero();
+  kv_f s2_0_1 = kv_zero();
+  kv_f s2_0_2 = kv_zero();
+  kv_f s2_1_0 = kv_zero();
+  kv_f s2_1_1 = kv_zero();
+  kv_f s2_1_2 = kv_zero();
+  kv_f s2_2_0 = kv_zero();
+  kv_f s2_2_1 = kv_zero();
+  kv_f s2_2_2 = kv_zero();
+  (void)nl;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
+    const float *g = dy + r * a->ow * C + ch;
+    unsigned vm = 0;
+    const float *x0 = x;
+    const float *x1 = x;
+    const float *x2 = x;
+    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+      x0 = x + ((b * H + iy0 + 0) * W) * C + ch;
+      vm |= 1u;
+    }
+    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+      x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
+      vm |= 2u;
+    }
+    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+      x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
+      vm |= 4u;
+    }
+    if (vm == 7u) {
+      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        const kv_f gv1 = kv_ld(g + ox * C + 4);
+        const kv_f gv2 = kv_ld(g + ox * C + 8);
+        KFI_PREFETCH(g + ox * C, 12);
+        KFI_PREFETCH(g + ox * C, 16);
+        KFI_PREFETCH(g + ox * C, 20);
+        KFI_PREFETCH(x0 + i0 + 2 * C, 12);
+        KFI_PREFETCH(x0 + i0 + 2 * C, 16);
+        KFI_PREFETCH(x0 + i0 + 2 * C, 20);
+        KFI_PREFETCH(x1 + i0 + 2 * C, 12);
+        KFI_PREFETCH(x1 + i0 + 2 * C, 16);
+        KFI_PREFETCH(x1 + i0 + 2 * C, 20);
+        KFI_PREFETCH(x2 + i0 + 2 * C, 12);
+        KFI_PREFETCH(x2 + i0 + 2 * C, 16);
+        KFI_PREFETCH(x2 + i0 + 2 * C, 20);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 4), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 8), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 4), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 8), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 4), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 8), gv2, s2_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 4), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 8), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 4), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 8), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 4), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 8), gv2, s2_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 4), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 8), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 4), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 8), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 4), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 8), gv2, s2_2_2);
+      }
+    } else {
+      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        const kv_f gv1 = kv_ld(g + ox * C + 4);
+        const kv_f gv2 = kv_ld(g + ox * C + 8);
+        KFI_PREFETCH(g + ox * C, 12);
+        KFI_PREFETCH(g + ox * C, 16);
+        KFI_PREFETCH(g + ox * C, 20);
+        KFI_PREFETCH(x0 + i0 + 2 * C, 12);
+        KFI_PREFETCH(x0 + i0 + 2 * C, 16);
+        KFI_PREFETCH(x0 + i0 + 2 * C, 20);
+        KFI_PREFETCH(x1 + i0 + 2 * C, 12);
+        KFI_PREFETCH(x1 + i0 + 2 * C, 16);
+        KFI_PREFETCH(x1 + i0 + 2 * C, 20);
+        KFI_PREFETCH(x2 + i0 + 2 * C, 12);
+        KFI_PREFETCH(x2 + i0 + 2 * C, 16);
+        KFI_PREFETCH(x2 + i0 + 2 * C, 20);
+        if (vm & 1u) {
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s1_0_0 = kv_fma(kv_ld(x0 + i0 + 4), gv1, s1_0_0);
+        s2_0_0 = kv_fma(kv_ld(x0 + i0 + 8), gv2, s2_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s1_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 4), gv1, s1_0_1);
+        s2_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C + 8), gv2, s2_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s1_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 4), gv1, s1_0_2);
+        s2_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C + 8), gv2, s2_0_2);
+        }
+        if (vm & 2u) {
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s1_1_0 = kv_fma(kv_ld(x1 + i0 + 4), gv1, s1_1_0);
+        s2_1_0 = kv_fma(kv_ld(x1 + i0 + 8), gv2, s2_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s1_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 4), gv1, s1_1_1);
+        s2_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C + 8), gv2, s2_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s1_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 4), gv1, s1_1_2);
+        s2_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C + 8), gv2, s2_1_2);
+        }
+        if (vm & 4u) {
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s1_2_0 = kv_fma(kv_ld(x2 + i0 + 4), gv1, s1_2_0);
+        s2_2_0 = kv_fma(kv_ld(x2 + i0 + 8), gv2, s2_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s1_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 4), gv1, s1_2_1);
+        s2_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C + 8), gv2, s2_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        s1_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 4), gv1, s1_2_2);
+        s2_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C + 8), gv2, s2_2_2);
+        }
+      }
+    }
+    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
+      int64_t ix0;
+      if (ox == lo) ox = hi;
+      if (ox >= c1) break;
+      ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        const kv_f gv1 = kv_ld(g + ox * C + 4);
+        const kv_f gv2 = kv_ld(g + ox * C + 8);
+        KFI_PREFETCH(g + ox * C, 12);
+        KFI_PREFETCH(g + ox * C, 16);
+        KFI_PREFETCH(g + ox * C, 20);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, 12);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, 16);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, 20);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, 12);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, 16);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, 20);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, 12);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, 16);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, 20);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, 12);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, 16);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, 20);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, 12);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, 16);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, 20);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, 12);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, 16);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, 20);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, 12);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, 16);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, 20);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, 12);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, 16);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, 20);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, 12);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, 16);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, 20);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
+            s1_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C + 4), gv1, s1_0_0);
+            s2_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C + 8), gv2, s2_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
+            s1_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C + 4), gv1, s1_0_1);
+            s2_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C + 8), gv2, s2_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
+            s1_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C + 4), gv1, s1_0_2);
+            s2_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C + 8), gv2, s2_0_2);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
+            s1_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C + 4), gv1, s1_1_0);
+            s2_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C + 8), gv2, s2_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
+            s1_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C + 4), gv1, s1_1_1);
+            s2_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C + 8), gv2, s2_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
+            s1_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C + 4), gv1, s1_1_2);
+            s2_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C + 8), gv2, s2_1_2);
+          }
+        }
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
+            s1_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C + 4), gv1, s1_2_0);
+            s2_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C + 8), gv2, s2_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
+            s1_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C + 4), gv1, s1_2_1);
+            s2_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C + 8), gv2, s2_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
+            s1_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C + 4), gv1, s1_2_2);
+            s2_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C + 8), gv2, s2_2_2);
+          }
+        }
+      }
+    }
+  }
+  {
+    float *q = part + 0 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_0));
+  }
+  {
+    float *q = part + 1 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_1));
+  }
+  {
+    float *q = part + 2 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_2));
+  }
+  {
+    float *q = part + 3 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_0));
+  }
+  {
+    float *q = part + 4 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_1));
+  }
+  {
+    float *q = part + 5 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_2));
+  }
+  {
+    float *q = part + 6 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_0));
+  }
+  {
+    float *q = part + 7 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_1));
+  }
+  {
+    float *q = part + 8 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_2));
+  }
+  {
+    float *q = part + 0 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_0_0));
+  }
+  {
+    float *q = part + 1 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_0_1));
+  }
+  {
+    float *q = part + 2 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_0_2));
+  }
+  {
+    float *q = part + 3 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_1_0));
+  }
+  {
+    float *q = part + 4 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_1_1));
+  }
+  {
+    float *q = part + 5 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_1_2));
+  }
+  {
+    float *q = part + 6 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_2_0));
+  }
+  {
+    float *q = part + 7 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_2_1));
+  }
+  {
+    float *q = part + 8 * C + ch + 4;
+    kv_stf(q, kv_add(kv_ldf(q), s1_2_2));
+  }
+  {
+    float *q = part + 0 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_0_0));
+  }
+  {
+    float *q = part + 1 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_0_1));
+  }
+  {
+    float *q = part + 2 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_0_2));
+  }
+  {
+    float *q = part + 3 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_1_0));
+  }
+  {
+    float *q = part + 4 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_1_1));
+  }
+  {
+    float *q = part + 5 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_1_2));
+  }
+  {
+    float *q = part + 6 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_2_0));
+  }
+  {
+    float *q = part + 7 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_2_1));
+  }
+  {
+    float *q = part + 8 * C + ch + 8;
+    kv_stf(q, kv_add(kv_ldf(q), s2_2_2));
+  }
+}
+
+/* pass 1 (filter rows 0, 1, 2), 1 full channel vector:
+   the sums over rows [r0, r1), cols [c0, c1) added to part */
+static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_full(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
+  const float *x = (const float *)a->x;
+  const float *dy = (const float *)a->dy;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  kv_f s0_0_0 = kv_zero();
+  kv_f s0_0_1 = kv_zero();
+  kv_f s0_0_2 = kv_zero();
+  kv_f s0_1_0 = kv_zero();
+  kv_f s0_1_1 = kv_zero();
+  kv_f s0_1_2 = kv_zero();
+  kv_f s0_2_0 = kv_zero();
+  kv_f s0_2_1 = kv_zero();
+  kv_f s0_2_2 = kv_zero();
+  (void)nl;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
+    const float *g = dy + r * a->ow * C + ch;
+    unsigned vm = 0;
+    const float *x0 = x;
+    const float *x1 = x;
+    const float *x2 = x;
+    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+      x0 = x + ((b * H + iy0 + 0) * W) * C + ch;
+      vm |= 1u;
+    }
+    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+      x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
+      vm |= 2u;
+    }
+    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+      x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
+      vm |= 4u;
+    }
+    if (vm == 7u) {
+      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+      }
+    } else {
+      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 1u) {
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        }
+        if (vm & 2u) {
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        }
+        if (vm & 4u) {
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        }
+      }
+    }
+    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
+      int64_t ix0;
+      if (ox == lo) ox = hi;
+      if (ox >= c1) break;
+      ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
+          }
+        }
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
+          }
+        }
+      }
+    }
+  }
+  {
+    float *q = part + 0 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_0));
+  }
+  {
+    float *q = part + 1 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_1));
+  }
+  {
+    float *q = part + 2 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_2));
+  }
+  {
+    float *q = part + 3 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_0));
+  }
+  {
+    float *q = part + 4 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_1));
+  }
+  {
+    float *q = part + 5 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_2));
+  }
+  {
+    float *q = part + 6 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_0));
+  }
+  {
+    float *q = part + 7 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_1));
+  }
+  {
+    float *q = part + 8 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_2));
+  }
+}
+
+/* pass 1 (filter rows 0, 1, 2), 1 full channel vector:
+   the sums over rows [r0, r1), cols [c0, c1) added to part */
+static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_full_pf(const kfi_dwbpf_args *a, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t lo,
+                                int64_t hi, int64_t ch, int64_t nl, float *part) {
+  const int64_t H = a->h, W = a->w, C = a->c, OH = a->oh, PT = a->pad_top, PL = a->pad_left;
+  const float *x = (const float *)a->x;
+  const float *dy = (const float *)a->dy;
+  int64_t r, ox, b = r0 / OH, oy = r0 % OH;
+  kv_f s0_0_0 = kv_zero();
+  kv_f s0_0_1 = kv_zero();
+  kv_f s0_0_2 = kv_zero();
+  kv_f s0_1_0 = kv_zero();
+  kv_f s0_1_1 = kv_zero();
+  kv_f s0_1_2 = kv_zero();
+  kv_f s0_2_0 = kv_zero();
+  kv_f s0_2_1 = kv_zero();
+  kv_f s0_2_2 = kv_zero();
+  (void)nl;
+  for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
+    const int64_t iy0 = oy * 1 - PT;
+    const float *g = dy + r * a->ow * C + ch;
+    unsigned vm = 0;
+    const float *x0 = x;
+    const float *x1 = x;
+    const float *x2 = x;
+    if (iy0 + 0 >= 0 && iy0 + 0 < H) {
+      x0 = x + ((b * H + iy0 + 0) * W) * C + ch;
+      vm |= 1u;
+    }
+    if (iy0 + 1 >= 0 && iy0 + 1 < H) {
+      x1 = x + ((b * H + iy0 + 1) * W) * C + ch;
+      vm |= 2u;
+    }
+    if (iy0 + 2 >= 0 && iy0 + 2 < H) {
+      x2 = x + ((b * H + iy0 + 2) * W) * C + ch;
+      vm |= 4u;
+    }
+    if (vm == 7u) {
+      for (ox = lo; ox < hi; ox++) { /* interior: every tap exists */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        KFI_PREFETCH(g + ox * C, 4);
+        KFI_PREFETCH(x0 + i0 + 2 * C, 4);
+        KFI_PREFETCH(x1 + i0 + 2 * C, 4);
+        KFI_PREFETCH(x2 + i0 + 2 * C, 4);
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+      }
+    } else {
+      for (ox = lo; ox < hi; ox++) { /* interior cols of a row with missing filter rows */
+        const int64_t i0 = (ox * 1 - PL) * C;
+        const kv_f gv0 = kv_ld(g + ox * C);
+        KFI_PREFETCH(g + ox * C, 4);
+        KFI_PREFETCH(x0 + i0 + 2 * C, 4);
+        KFI_PREFETCH(x1 + i0 + 2 * C, 4);
+        KFI_PREFETCH(x2 + i0 + 2 * C, 4);
+        if (vm & 1u) {
+        s0_0_0 = kv_fma(kv_ld(x0 + i0), gv0, s0_0_0);
+        s0_0_1 = kv_fma(kv_ld(x0 + i0 + 1 * C), gv0, s0_0_1);
+        s0_0_2 = kv_fma(kv_ld(x0 + i0 + 2 * C), gv0, s0_0_2);
+        }
+        if (vm & 2u) {
+        s0_1_0 = kv_fma(kv_ld(x1 + i0), gv0, s0_1_0);
+        s0_1_1 = kv_fma(kv_ld(x1 + i0 + 1 * C), gv0, s0_1_1);
+        s0_1_2 = kv_fma(kv_ld(x1 + i0 + 2 * C), gv0, s0_1_2);
+        }
+        if (vm & 4u) {
+        s0_2_0 = kv_fma(kv_ld(x2 + i0), gv0, s0_2_0);
+        s0_2_1 = kv_fma(kv_ld(x2 + i0 + 1 * C), gv0, s0_2_1);
+        s0_2_2 = kv_fma(kv_ld(x2 + i0 + 2 * C), gv0, s0_2_2);
+        }
+      }
+    }
+    for (ox = c0; ox < c1; ox++) { /* border cols: each tap checked */
+      int64_t ix0;
+      if (ox == lo) ox = hi;
+      if (ox >= c1) break;
+      ix0 = ox * 1 - PL;
+      {
+        const kv_f gv0 = kv_ld(g + ox * C);
+        KFI_PREFETCH(g + ox * C, 4);
+        KFI_PREFETCH(x0 + (ix0 + 0) * C, 4);
+        KFI_PREFETCH(x0 + (ix0 + 1) * C, 4);
+        KFI_PREFETCH(x0 + (ix0 + 2) * C, 4);
+        KFI_PREFETCH(x1 + (ix0 + 0) * C, 4);
+        KFI_PREFETCH(x1 + (ix0 + 1) * C, 4);
+        KFI_PREFETCH(x1 + (ix0 + 2) * C, 4);
+        KFI_PREFETCH(x2 + (ix0 + 0) * C, 4);
+        KFI_PREFETCH(x2 + (ix0 + 1) * C, 4);
+        KFI_PREFETCH(x2 + (ix0 + 2) * C, 4);
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ld(x0 + (ix0 + 0) * C), gv0, s0_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ld(x0 + (ix0 + 1) * C), gv0, s0_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ld(x0 + (ix0 + 2) * C), gv0, s0_0_2);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ld(x1 + (ix0 + 0) * C), gv0, s0_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ld(x1 + (ix0 + 1) * C), gv0, s0_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ld(x1 + (ix0 + 2) * C), gv0, s0_1_2);
+          }
+        }
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ld(x2 + (ix0 + 0) * C), gv0, s0_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ld(x2 + (ix0 + 1) * C), gv0, s0_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ld(x2 + (ix0 + 2) * C), gv0, s0_2_2);
+          }
+        }
+      }
+    }
+  }
+  {
+    float *q = part + 0 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_0));
+  }
+  {
+    float *q = part + 1 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_1));
+  }
+  {
+    float *q = part + 2 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_0_2));
+  }
+  {
+    float *q = part + 3 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_0));
+  }
+  {
+    float *q = part + 4 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_1));
+  }
+  {
+    float *q = part + 5 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_1_2));
+  }
+  {
+    float *q = part + 6 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_0));
+  }
+  {
+    float *q = part + 7 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_1));
+  }
+  {
+    float *q = part + 8 * C + ch;
+    kv_stf(q, kv_add(kv_ldf(q), s0_2_2));
   }
 }
 
@@ -154,15 +1004,15 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_tail(const k
   const float *x = (const float *)a->x;
   const float *dy = (const float *)a->dy;
   int64_t r, ox, b = r0 / OH, oy = r0 % OH;
-  kv_f s0_0 = kv_zero();
-  kv_f s0_1 = kv_zero();
-  kv_f s0_2 = kv_zero();
-  kv_f s1_0 = kv_zero();
-  kv_f s1_1 = kv_zero();
-  kv_f s1_2 = kv_zero();
-  kv_f s2_0 = kv_zero();
-  kv_f s2_1 = kv_zero();
-  kv_f s2_2 = kv_zero();
+  kv_f s0_0_0 = kv_zero();
+  kv_f s0_0_1 = kv_zero();
+  kv_f s0_0_2 = kv_zero();
+  kv_f s0_1_0 = kv_zero();
+  kv_f s0_1_1 = kv_zero();
+  kv_f s0_1_2 = kv_zero();
+  kv_f s0_2_0 = kv_zero();
+  kv_f s0_2_1 = kv_zero();
+  kv_f s0_2_2 = kv_zero();
   for (r = r0; r < r1; r++, oy = oy + 1 < OH ? oy + 1 : (b++, 0)) { /* (b, oy) of flattened row r */
     const int64_t iy0 = oy * 1 - PT;
     const float *g = dy + r * a->ow * C + ch;
@@ -183,70 +1033,92 @@ static KFI_NOINLINE void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_tail(const k
       vm |= 4u;
     }
     for (ox = c0; ox < c1; ox++) { /* every col, each tap checked */
-      kv_f gv;
       int64_t ix0;
       (void)lo;
       (void)hi;
-      gv = kv_ldn(g + ox * C, nl, kv_zero());
       ix0 = ox * 1 - PL;
-      if (vm & 1u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s0_0 = kv_fma(kv_ldn(x0 + (ix0 + 0) * C, nl, kv_zero()), gv, s0_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s0_1 = kv_fma(kv_ldn(x0 + (ix0 + 1) * C, nl, kv_zero()), gv, s0_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s0_2 = kv_fma(kv_ldn(x0 + (ix0 + 2) * C, nl, kv_zero()), gv, s0_2);
-      }
-      if (vm & 2u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s1_0 = kv_fma(kv_ldn(x1 + (ix0 + 0) * C, nl, kv_zero()), gv, s1_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s1_1 = kv_fma(kv_ldn(x1 + (ix0 + 1) * C, nl, kv_zero()), gv, s1_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s1_2 = kv_fma(kv_ldn(x1 + (ix0 + 2) * C, nl, kv_zero()), gv, s1_2);
-      }
-      if (vm & 4u) {
-        if (ix0 + 0 >= 0 && ix0 + 0 < W) s2_0 = kv_fma(kv_ldn(x2 + (ix0 + 0) * C, nl, kv_zero()), gv, s2_0);
-        if (ix0 + 1 >= 0 && ix0 + 1 < W) s2_1 = kv_fma(kv_ldn(x2 + (ix0 + 1) * C, nl, kv_zero()), gv, s2_1);
-        if (ix0 + 2 >= 0 && ix0 + 2 < W) s2_2 = kv_fma(kv_ldn(x2 + (ix0 + 2) * C, nl, kv_zero()), gv, s2_2);
+      {
+        const kv_f gv0 = kv_ldn(g + ox * C, nl, kv_zero());
+        if (vm & 1u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_0_0 = kv_fma(kv_ldn(x0 + (ix0 + 0) * C, nl, kv_zero()), gv0, s0_0_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_0_1 = kv_fma(kv_ldn(x0 + (ix0 + 1) * C, nl, kv_zero()), gv0, s0_0_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_0_2 = kv_fma(kv_ldn(x0 + (ix0 + 2) * C, nl, kv_zero()), gv0, s0_0_2);
+          }
+        }
+        if (vm & 2u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_1_0 = kv_fma(kv_ldn(x1 + (ix0 + 0) * C, nl, kv_zero()), gv0, s0_1_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_1_1 = kv_fma(kv_ldn(x1 + (ix0 + 1) * C, nl, kv_zero()), gv0, s0_1_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_1_2 = kv_fma(kv_ldn(x1 + (ix0 + 2) * C, nl, kv_zero()), gv0, s0_1_2);
+          }
+        }
+        if (vm & 4u) {
+          if (ix0 + 0 >= 0 && ix0 + 0 < W) {
+            s0_2_0 = kv_fma(kv_ldn(x2 + (ix0 + 0) * C, nl, kv_zero()), gv0, s0_2_0);
+          }
+          if (ix0 + 1 >= 0 && ix0 + 1 < W) {
+            s0_2_1 = kv_fma(kv_ldn(x2 + (ix0 + 1) * C, nl, kv_zero()), gv0, s0_2_1);
+          }
+          if (ix0 + 2 >= 0 && ix0 + 2 < W) {
+            s0_2_2 = kv_fma(kv_ldn(x2 + (ix0 + 2) * C, nl, kv_zero()), gv0, s0_2_2);
+          }
+        }
       }
     }
   }
   {
     float *q = part + 0 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_0), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_0_0), nl);
   }
   {
     float *q = part + 1 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_1), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_0_1), nl);
   }
   {
     float *q = part + 2 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_2), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_0_2), nl);
   }
   {
     float *q = part + 3 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s1_0), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_1_0), nl);
   }
   {
     float *q = part + 4 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s1_1), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_1_1), nl);
   }
   {
     float *q = part + 5 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s1_2), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_1_2), nl);
   }
   {
     float *q = part + 6 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s2_0), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_2_0), nl);
   }
   {
     float *q = part + 7 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s2_1), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_2_1), nl);
   }
   {
     float *q = part + 8 * C + ch;
-    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s2_2), nl);
+    kv_stfn(q, kv_add(kv_ldfn(q, nl, kv_zero()), s0_2_2), nl);
   }
 }
 
-static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, float *part) {
-  const int64_t W = a->w, C = a->c, PL = a->pad_left;
-  int64_t r0, r1, c0, c1, lo, hi, ch;
+#define kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_L1 0
+#define kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_LANES 1
+static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
+                       float *part) {
+  const int64_t W = a->w, PL = a->pad_left;
+  int64_t r0, r1, c0, c1, lo, hi, ch = ch0;
   kfi_dwbpf_piece(a, t, p, &r0, &r1, &c0, &c1);
   /* interior cols: ox*1 - PL >= 0 and ox*1 - PL + 2 < W;
      c0 <= lo <= hi <= c1: [c0, lo) and [hi, c1) are the border cols */
@@ -256,11 +1128,26 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_piece(const kfi_dwbpf_args *
   if (lo > c1) lo = c1;
   if (hi > c1) hi = c1;
   if (hi < lo) hi = lo;
-  for (ch = 0; ch + 4 <= C; ch += 4) {
+  if (kfi_dwbpf_far(a, sizeof(float))) { /* the same walks, prefetching */
+    if ((int64_t)sizeof(float) * 72 * ((c1 - c0) * 1 + 2) <= 24576)
+      for (; ch + 12 <= ch1; ch += 12)
+        kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_wide_pf(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
+    for (; ch + 4 <= ch1; ch += 4) {
+      kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_full_pf(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
+    }
+  }
+  /* wide where the input rows a channel pass reuses (kh rows of x and dy,
+     CV vectors per pixel) fit L1W bytes: else the wide passes would lose
+     the reuse of x rows between output rows that the narrow ones keep.
+     Each accumulator sums the same terms in the same order either way. */
+  if ((int64_t)sizeof(float) * 72 * ((c1 - c0) * 1 + 2) <= 24576)
+    for (; ch + 12 <= ch1; ch += 12)
+      kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_wide(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
+  for (; ch + 4 <= ch1; ch += 4) {
     kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_full(a, r0, r1, c0, c1, lo, hi, ch, 4, part);
   }
-  if (ch < C) {
-    kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_tail(a, r0, r1, c0, c1, lo, hi, ch, C - ch, part);
+  if (ch < ch1) {
+    kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_p1_tail(a, r0, r1, c0, c1, lo, hi, ch, ch1 - ch, part);
   }
 }
 
@@ -272,22 +1159,26 @@ typedef struct kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_job {
 
 size_t kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_scratch(const void *args) {
   kfi_dwbpf_tiling t;
-  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, 262144, &t);
-  return (size_t)t.tasks * (size_t)t.elems * sizeof(float);
+  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_L1, 262144, sizeof(float), kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_LANES, &t);
+  return (size_t)t.ptasks * (size_t)t.elems * sizeof(float);
 }
 
 static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_sum_task(void *ctx, size_t i) {
   const kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_job *j = (const kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_job *)ctx;
-  float *part = j->part + (int64_t)i * j->t.elems;
-  int64_t p = (int64_t)i * j->t.per_task, pe = p + j->t.per_task, e;
+  const int64_t pt = (int64_t)i / j->t.cgroups, cg = (int64_t)i % j->t.cgroups;
+  const int64_t M = j->a->m, CM = j->a->c * M, c0 = cg * j->t.cgsize;
+  const int64_t c1 = c0 + j->t.cgsize < j->a->c ? c0 + j->t.cgsize : j->a->c;
+  float *part = j->part + pt * j->t.elems;
+  int64_t p = pt * j->t.per_task, pe = p + j->t.per_task, e, k;
   if (pe > j->t.pieces) pe = j->t.pieces;
-  for (e = 0; e < j->t.elems; e++) part[e] = 0;
-  for (; p < pe; p++) kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_piece(j->a, &j->t, p, part);
+  for (k = 0; k < j->t.elems; k += CM) /* this group's channels of every tap */
+    for (e = c0 * M; e < c1 * M; e++) part[k + e] = 0;
+  for (; p < pe; p++) kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_piece(j->a, &j->t, p, c0, c1, part);
 }
 
 static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_reduce(const kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_job *j) {
   float *out = (float *)j->a->dw_out;
-  const int64_t E = j->t.elems, NT = j->t.tasks;
+  const int64_t E = j->t.elems, NT = j->t.ptasks;
   int64_t e0, e1, s, k, e;
   if (NT == 0) { /* nothing to sum (empty batch or output rows): zeros */
     for (e = 0; e < E; e++) out[e] = kfi_st_f32((float)0);
@@ -308,7 +1199,7 @@ static void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_reduce(const kfg_dwbpf_f32_n
 void kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon(const void *args, const kfi_par *par) {
   kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_job j;
   j.a = (const kfi_dwbpf_args *)args;
-  kfi_dwbpf_tile(j.a, 128, 262144, &j.t);
+  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_L1, 262144, sizeof(float), kfg_dwbpf_f32_nhwc_k3x3s1x1d1x1m1__neon_LANES, &j.t);
   j.part = (float *)j.a->scratch;
   /* below SERIAL multiply-adds the tasks run on the calling thread: waking
      the pool costs more than it saves (same tasks, same results) */

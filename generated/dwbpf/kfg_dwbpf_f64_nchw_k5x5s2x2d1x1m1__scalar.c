@@ -6,7 +6,10 @@
 void kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par);
 size_t kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_scratch(const void *args);
 #include "kfi_dwbpf.h"
-static void kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, double *part) {
+#define kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_L1 0
+#define kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_LANES 1
+static void kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_piece(const kfi_dwbpf_args *a, const kfi_dwbpf_tiling *t, int64_t p, int64_t ch0, int64_t ch1,
+                             double *part) {
   const int64_t H = a->h, W = a->w, C = a->c, M = a->m, OH = a->oh, OW = a->ow;
   const int64_t KH = a->kh, KW = a->kw, SH = a->sh, SW = a->sw, DH = a->dh, DW = a->dw;
   const int64_t PT = a->pad_top, PL = a->pad_left, CM = C * M;
@@ -20,7 +23,7 @@ static void kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_piece(const kfi_dwbpf_args
   kfi_dwbpf_piece(a, t, p, &r0, &r1, &c0, &c1);
   for (fy = 0; fy < KH; fy++)
     for (fx = 0; fx < KW; fx++)
-      for (c = 0; c < C; c++)
+      for (c = ch0; c < ch1; c++)
         for (k = 0; k < M; k++) {
           double s = 0;
           for (r = r0; r < r1; r++) {
@@ -45,22 +48,26 @@ typedef struct kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_job {
 
 size_t kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_scratch(const void *args) {
   kfi_dwbpf_tiling t;
-  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, 262144, &t);
-  return (size_t)t.tasks * (size_t)t.elems * sizeof(double);
+  kfi_dwbpf_tile((const kfi_dwbpf_args *)args, 128, kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_L1, 262144, sizeof(double), kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_LANES, &t);
+  return (size_t)t.ptasks * (size_t)t.elems * sizeof(double);
 }
 
 static void kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_sum_task(void *ctx, size_t i) {
   const kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_job *j = (const kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_job *)ctx;
-  double *part = j->part + (int64_t)i * j->t.elems;
-  int64_t p = (int64_t)i * j->t.per_task, pe = p + j->t.per_task, e;
+  const int64_t pt = (int64_t)i / j->t.cgroups, cg = (int64_t)i % j->t.cgroups;
+  const int64_t M = j->a->m, CM = j->a->c * M, c0 = cg * j->t.cgsize;
+  const int64_t c1 = c0 + j->t.cgsize < j->a->c ? c0 + j->t.cgsize : j->a->c;
+  double *part = j->part + pt * j->t.elems;
+  int64_t p = pt * j->t.per_task, pe = p + j->t.per_task, e, k;
   if (pe > j->t.pieces) pe = j->t.pieces;
-  for (e = 0; e < j->t.elems; e++) part[e] = 0;
-  for (; p < pe; p++) kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_piece(j->a, &j->t, p, part);
+  for (k = 0; k < j->t.elems; k += CM) /* this group's channels of every tap */
+    for (e = c0 * M; e < c1 * M; e++) part[k + e] = 0;
+  for (; p < pe; p++) kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_piece(j->a, &j->t, p, c0, c1, part);
 }
 
 static void kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_reduce(const kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_job *j) {
   double *out = (double *)j->a->dw_out;
-  const int64_t E = j->t.elems, NT = j->t.tasks;
+  const int64_t E = j->t.elems, NT = j->t.ptasks;
   int64_t e0, e1, s, k, e;
   if (NT == 0) { /* nothing to sum (empty batch or output rows): zeros */
     for (e = 0; e < E; e++) out[e] = kfi_st_f64((double)0);
@@ -81,7 +88,7 @@ static void kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_reduce(const kfg_dwbpf_f64
 void kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar(const void *args, const kfi_par *par) {
   kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_job j;
   j.a = (const kfi_dwbpf_args *)args;
-  kfi_dwbpf_tile(j.a, 128, 262144, &j.t);
+  kfi_dwbpf_tile(j.a, 128, kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_L1, 262144, sizeof(double), kfg_dwbpf_f64_nchw_k5x5s2x2d1x1m1__scalar_LANES, &j.t);
   j.part = (double *)j.a->scratch;
   /* below SERIAL multiply-adds the tasks run on the calling thread: waking
      the pool costs more than it saves (same tasks, same results) */

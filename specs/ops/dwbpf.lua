@@ -110,15 +110,35 @@ return {
   },
 
   -- The reduction's partition (runtime/kfi_dwbpf.h): a piece is at most PIECE
-  -- output pixels (whole rows of one image, or part of one long row), summed
-  -- in registers; a task sums whole pieces (about TASKWORK multiply-adds)
-  -- into its own partial filter; after the one parallel round the calling
-  -- thread reduces the partials in a fixed pairwise tree. All of it depends on the shapes only, never on the thread count.
+  -- output pixels (whole rows of one image, or part of one long row; NCHW
+  -- SIMD kernels: PIECE vectors per lane), fewer where L1B is set and the
+  -- pixels' data (x and dy, all channels) would not fit L1B bytes, summed in
+  -- registers; a pixel task sums whole pieces (about TASKWORK multiply-adds)
+  -- into its own partial filter, and where one piece is more than TASKWORK
+  -- its channels are cut into groups (tasks of their own, writing disjoint
+  -- channels of the partial); after the one parallel round the calling
+  -- thread reduces the partials in a fixed pairwise tree. All of it depends
+  -- on the shapes and these params only, never on the thread count.
   blocks = { pixels = "PIECE" }, -- kernel metadata: output pixels per piece (tests aim at it)
   params = {
-    PIECE = 128,        -- output pixels per piece: the longest running float sum
-    TASKWORK = 262144,  -- multiply-adds per task (at least one piece)
+    PIECE = 128,        -- output pixels (NCHW SIMD: vectors per lane) per piece: the longest running float sum
+    TASKWORK = 262144,  -- multiply-adds per task (at least one piece, or one channel group of one)
     SERIAL = 4194304,   -- multiply-adds below which the tasks run on the calling thread
     RED = 512,          -- filter elements per chunk of the final reduction (calling thread)
+    L1B = 0,            -- NHWC SIMD kernels: bytes of x and dy a piece may span (0: no bound; docs/performance_dwbpf.md)
+    PF = 1,             -- SIMD kernels: prefetch the next channel vector's lines (NHWC) or rows ahead (NCHW) (0: no)
+    L1W = 24576,        -- NHWC SIMD kernels: bytes of reused rows below which passes take several channel vectors
+  },
+
+  -- Tunable params (docs/tuning.md): every value is correct (the partition
+  -- still depends on the shapes only, so thread-count independence holds).
+  knobs = {
+    { name = "PIECE", tag = "p", values = { 32, 64, 128, 256 }, doc = "pixels per piece (NCHW SIMD: vectors per lane)" },
+    { name = "TASKWORK", tag = "t", values = { 65536, 262144, 1048576 }, doc = "multiply-adds per task: the thread work grain" },
+    { name = "L1B", tag = "l", values = { 0, 16384, 32768, 65536 },
+      doc = "NHWC SIMD kernels: bytes of x and dy a piece may span (0: no bound)" },
+    { name = "PF", tag = "pf", values = { 0, 1 }, doc = "SIMD kernels: prefetch (NHWC: the next channel vector; NCHW: rows ahead)" },
+    { name = "L1W", tag = "w", values = { 0, 12288, 24576, 49152, 1073741824 },
+      doc = "NHWC SIMD kernels: bytes of reused rows below which passes take several channel vectors (0: never)" },
   },
 }

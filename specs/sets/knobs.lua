@@ -1,8 +1,8 @@
 -- Every knob value of every batch-norm configuration, in portable C and in
 -- AVX-512 (the ISA the tuner picks on this machine class), and of the
 -- depthwise SIMD kernels (AVX-512 and AVX2, the ISA of machines without
--- AVX-512): the library the correctness suite runs test_bngrad and
--- test_dwbpi against, so the variants the tuner can pick are checked
+-- AVX-512), and of the depthwise filter gradient's partition: the library
+-- the correctness suite runs test_bngrad, test_dwbpi and test_dwbpf against, so the variants the tuner can pick are checked
 -- against the references (tests/tuning/test_tuning.sh).
 -- One knob at a time around the defaults, as tools/tune.lua varies them.
 return {
@@ -51,5 +51,28 @@ return {
       kh = 3, kw = 3, sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 },
       knobs = { NT_MIN = { 65536, 1073741824 } } },
     { family = "dwbpi", kind = "generic", T = "*" },
+    -- Depthwise filter gradient: its partition knobs (PIECE: pixels per
+    -- piece, NCHW vectors per lane; TASKWORK: the task grain, and with it
+    -- the channel groups; L1B: the L1 bound of an NHWC piece), prefetching
+    -- (PF) and the wide NHWC walker (L1W: never, always) in float on
+    -- both x86 SIMD ISAs and in portable C, NHWC and NCHW, the 3x3 and 5x5
+    -- filters at strides 1 and 2 (NCHW stride 2 runs the plain loops).
+    { family = "dwbpf", kind = "specialized", isa = { "scalar", "avx2", "avx512" }, T = "f32", layout = "*",
+      kh = { 3, 5 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = 1 },
+    { family = "dwbpf", kind = "specialized", isa = { "scalar", "avx2", "avx512" }, T = "f32", layout = "*",
+      kh = { 3, 5 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = 1,
+      knobs = { PIECE = { 32, 64, 256 } } },
+    { family = "dwbpf", kind = "specialized", isa = { "scalar", "avx2", "avx512" }, T = "f32", layout = "*",
+      kh = 3, kw = 3, sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = { 1, 2 },
+      knobs = { TASKWORK = { 65536, 1048576 } } },
+    { family = "dwbpf", kind = "specialized", isa = { "scalar", "avx2", "avx512" }, T = "f32", layout = "nhwc",
+      kh = { 3, 5 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = 1,
+      knobs = { L1B = { 16384, 32768, 65536 } } },
+    { family = "dwbpf", kind = "specialized", isa = { "avx2", "avx512" }, T = "f32", layout = "*",
+      kh = 3, kw = 3, sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = 1, knobs = { PF = 0 } },
+    { family = "dwbpf", kind = "specialized", isa = { "avx2", "avx512" }, T = "f32", layout = "nhwc",
+      kh = { 3, 5 }, kw = "=kh", sh = { 1, 2 }, sw = "=sh", dh = 1, dw = 1, dm = 1,
+      knobs = { L1W = { 0, 1073741824 } } },
+    { family = "dwbpf", kind = "generic", T = "*" },
   },
 }

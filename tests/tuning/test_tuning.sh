@@ -1,8 +1,8 @@
 #!/bin/sh
-# Auto-tuning: every knob variant the tuner can pick is correct (test_bngrad
-# against a library of all of them), tuning records are applied only where
-# they belong, microcontroller tuning lowers the instruction count, and the
-# host tuner runs end to end within a budget.
+# Auto-tuning: every knob variant the tuner can pick is correct (test_bngrad,
+# test_dwbpi and test_dwbpf against a library of all of them), tuning
+# records are applied only where they belong, microcontroller tuning lowers
+# the instruction count, and the host tuner runs end to end within a budget.
 # Prints "ok/FAIL" lines and "N passed, M failed, K skipped" (K: cases of
 # kernels whose ISA this CPU does not run, counted by the C tests).
 cd "$(dirname "$0")/../.." || exit 1
@@ -40,6 +40,9 @@ build $K/test_bngrad: link $K/obj/t/test_bngrad.o $K/obj/t/bngrad_ref.o $K/obj/t
 build $K/obj/t/test_dwbpi.o: cc tests/test_dwbpi.c
 build $K/obj/t/dwbpi_ref.o: cc tests/ref/dwbpi_ref.c
 build $K/test_dwbpi: link $K/obj/t/test_dwbpi.o $K/obj/t/dwbpi_ref.o $K/obj/t/harness.o $K/obj/libkforge.a
+build $K/obj/t/test_dwbpf.o: cc tests/test_dwbpf.c
+build $K/obj/t/dwbpf_ref.o: cc tests/ref/dwbpf_ref.c
+build $K/test_dwbpf: link $K/obj/t/test_dwbpf.o $K/obj/t/dwbpf_ref.o $K/obj/t/dwbpi_ref.o $K/obj/t/harness.o $K/obj/t/th_pool.o $K/obj/libkforge.a
 EON
 if ninja -f $K/build.ninja > "$TMP/b" 2>&1; then
   ok "the knob-variant library builds ($(grep -c '__' $K/gen/FILES) kernels)"
@@ -47,6 +50,8 @@ if ninja -f $K/build.ninja > "$TMP/b" 2>&1; then
   count "$TMP/k" "test_bngrad on every knob variant"
   KFORGE_TEST_EVERY_KERNEL_ONLY=1 $K/test_dwbpi > "$TMP/d" 2>&1
   count "$TMP/d" "test_dwbpi on every depthwise knob variant"
+  KFORGE_TEST_EVERY_KERNEL_ONLY=1 $K/test_dwbpf > "$TMP/f" 2>&1
+  count "$TMP/f" "test_dwbpf on every filter-gradient knob variant"
 else
   fail "the knob-variant library builds"; tail -20 "$TMP/b"
 fi
