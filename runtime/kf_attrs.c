@@ -146,7 +146,7 @@ kf_status kf_attrs_set(kf_op op, kf_attrs *a, const char *name, const char *valu
       return KF_OK;
     case KFI_ATTR_INT_LIST: {
       int stored, has_wide;
-      int64_t wide;
+      int64_t wide = 0;
       if (!parse_list(value, vals, KF_MAX_RANK * 2, &n, &has_wide, &wide))
         return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.syntax",
                         "attr '%s': expected a comma-separated list of integers, got \"%.40s\"", name, value);
