@@ -92,7 +92,12 @@ static int lua_ident(lua_in *in) {
   return 1;
 }
 
-static int lua_value(lua_in *in);
+/* What a table may hold: the manifest (name, summary, instances), the
+   list of instances (positional), an instance (name, op, attrs, inputs,
+   values), or anything (attrs, inputs, values, dims). */
+enum lua_kind { L_TOP, L_LIST, L_INSTANCE, L_ANY };
+
+static int lua_value(lua_in *in, enum lua_kind kind);
 
 static int lua_string(lua_in *in) {
   if (in->p >= in->end || *in->p != '"') return 0;
@@ -114,22 +119,49 @@ static int lua_string(lua_in *in) {
   return 0;
 }
 
-static int lua_table(lua_in *in) {
+static int key_is(const char *k, size_t n, const char *want) { return strlen(want) == n && memcmp(k, want, n) == 0; }
+
+/* The key's bit among the kind's keys; 0: not allowed there. */
+static unsigned key_bit(enum lua_kind kind, const char *k, size_t n) {
+  static const char *const top[] = { "name", "summary", "instances", NULL };
+  static const char *const inst[] = { "name", "op", "attrs", "inputs", "values", NULL };
+  const char *const *keys = kind == L_TOP ? top : kind == L_INSTANCE ? inst : NULL;
+  if (kind == L_ANY) return 1;
+  for (unsigned i = 0; keys && keys[i]; i++)
+    if (key_is(k, n, keys[i])) return 1u << i;
+  return 0;
+}
+
+static int lua_table(lua_in *in, enum lua_kind kind) {
+  unsigned seen = 0;
   if (in->p >= in->end || *in->p != '{' || ++in->depth > 8) return 0;
   in->p++;
   for (;;) {
     lua_ws(in);
-    if (in->p < in->end && *in->p == '}') { in->p++; in->depth--; return 1; }
-    const char *save = in->p;
+    if (in->p < in->end && *in->p == '}') {
+      in->p++;
+      in->depth--;
+      /* the keys the model loader needs: instances; an instance's name, op, inputs */
+      return kind == L_TOP ? (seen & 4u) != 0 : kind == L_INSTANCE ? (seen & 11u) == 11u : 1;
+    }
+    const char *key = in->p;
+    enum lua_kind child = L_ANY;
     if (lua_ident(in)) {
+      unsigned bit = key_bit(kind, key, (size_t)(in->p - key));
+      if (!bit || (kind != L_ANY && (seen & bit))) return 0; /* unknown or repeated key */
+      seen |= bit;
+      if (kind == L_TOP && bit == 4u) child = L_LIST;
       lua_ws(in);
       if (in->p < in->end && *in->p == '=') in->p++;
       else return 0; /* a bare name is no value here */
       lua_ws(in);
-    } else {
-      in->p = save;
+    } else if (kind == L_TOP || kind == L_INSTANCE) {
+      return 0; /* positional values only in lists */
+    } else if (kind == L_LIST) {
+      child = L_INSTANCE;
+      in->p = key;
     }
-    if (!lua_value(in)) return 0;
+    if (!lua_value(in, child)) return 0;
     lua_ws(in);
     if (in->p < in->end && *in->p == ',') { in->p++; continue; }
     if (in->p < in->end && *in->p == '}') continue;
@@ -137,10 +169,11 @@ static int lua_table(lua_in *in) {
   }
 }
 
-static int lua_value(lua_in *in) {
+static int lua_value(lua_in *in, enum lua_kind kind) {
   if (in->p >= in->end) return 0;
+  if (*in->p == '{') return lua_table(in, kind);
+  if (kind != L_ANY) return 0; /* a manifest, a list, an instance: tables */
   if (*in->p == '"') return lua_string(in);
-  if (*in->p == '{') return lua_table(in);
   const char *q = in->p;
   if (*q == '-') q++;
   if (q >= in->end || !(*q >= '0' && *q <= '9')) return 0;
@@ -155,7 +188,7 @@ static int valid_manifest(const char *text, size_t len) {
   if (in.end - in.p < 6 || memcmp(in.p, "return", 6) != 0) return 0;
   in.p += 6;
   lua_ws(&in);
-  if (!lua_table(&in)) return 0;
+  if (!lua_table(&in, L_TOP)) return 0;
   lua_ws(&in);
   return in.p == in.end;
 }
