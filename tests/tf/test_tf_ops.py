@@ -744,6 +744,43 @@ def test_nul_string_attrs():
               str(res))
 
 
+def test_xla_falls_back():
+    """jit_compile=True after enable(): TF's gradients inside the XLA cluster (the Kforge ops have
+    no XLA kernels), kforge's outside; both equal TF's gradient."""
+    rng = np.random.default_rng(9)
+    x = tf.constant(rng.standard_normal([2, 4, 4, 3]).astype(np.float32))
+    w = tf.constant(rng.standard_normal([3, 3, 3, 1]).astype(np.float32))
+    gamma, beta = tf.ones([3]), tf.zeros([3])
+
+    def step(x, w):
+        with tf.GradientTape() as tape:
+            tape.watch([x, w])
+            y = tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME")
+            y, _, _ = tf.compat.v1.nn.fused_batch_norm(y, gamma, beta, is_training=True)
+            loss = tf.reduce_sum(y * y)
+        return tape.gradient(loss, [x, w])
+    want = tf.function(step)(x, w)  # TF's gradients (not enabled yet)
+    ktf.enable()
+    try:
+        ktf.reset_stats()
+        got_xla = tf.function(step, jit_compile=True)(x, w)
+        xla_stats = ktf.stats()
+        got = tf.function(step)(x, w)
+        plain_stats = ktf.stats()
+    except Exception as e:  # the failure this guards against: no XLA kernel for a Kforge op
+        check(False, "xla: jit_compile=True after enable() runs", "%s: %s" % (type(e).__name__, str(e)[:300]))
+        return
+    finally:
+        ktf.disable()
+    used_kforge_xla = sum(v[0] for v in xla_stats.values())
+    used_kforge = sum(v[0] for v in plain_stats.values()) - used_kforge_xla
+    close = all(np.allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-4) for a, b in zip(want, got_xla))
+    check(close and used_kforge_xla == 0, "xla: jit_compile=True after enable() uses TF's gradients, same values",
+          str(xla_stats))
+    close = all(np.allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-4) for a, b in zip(want, got))
+    check(close and used_kforge >= 2, "xla: outside XLA the same step uses kforge's gradients", str(plain_stats))
+
+
 def test_concurrent_calls():
     """Python threads calling the same kernel instances at once, two shapes interleaved."""
     import threading
@@ -811,6 +848,7 @@ def main():
              ("test_threads_env", test_threads_env),
              ("test_autograph_first_use", test_autograph_first_use),
              ("test_nul_string_attrs", test_nul_string_attrs),
+             ("test_xla_falls_back", test_xla_falls_back),
              ("test_concurrent_calls", test_concurrent_calls),
              ("test_build_errors", test_build_errors)]
     for name, run in tests:
