@@ -3,23 +3,31 @@
 ** tables generated from the specs (names, kinds, defaults, allowed values).
 */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kfi.h"
 
-/* Parses "1,2,2,1" (possibly empty) into at most max values. */
-static int parse_list(const char *s, int64_t *out, int max, int *n) {
+/* Parses "1,2,2,1" (possibly empty): stores at most max values, counts all
+   (TF's length rules read the count of a list of any length). 0: not a
+   list of int64 values. *has_wide, *wide: the first value outside int32. */
+static int parse_list(const char *s, int64_t *out, int max, int *n, int *has_wide, int64_t *wide) {
   *n = 0;
+  *has_wide = 0;
   if (*s == 0) return 1;
   for (;;) {
     char *end;
     long long v;
     errno = 0;
     v = strtoll(s, &end, 10);
-    if (end == s || errno || v < -2147483648LL || v > 2147483647LL) return 0;
-    if (*n >= max) return 0;
-    out[(*n)++] = v;
+    if (end == s || errno || *n == INT32_MAX) return 0;
+    if (*n < max) out[*n] = v;
+    if (!*has_wide && (v < INT32_MIN || v > INT32_MAX)) {
+      *has_wide = 1;
+      *wide = v;
+    }
+    (*n)++;
     if (*end == 0) return 1;
     if (*end != ',') return 0;
     s = end + 1;
@@ -136,17 +144,26 @@ kf_status kf_attrs_set(kf_op op, kf_attrs *a, const char *name, const char *valu
         store_int(d, a, v);
       }
       return KF_OK;
-    case KFI_ATTR_INT_LIST:
-      if (!parse_list(value, vals, KF_MAX_RANK * 2, &n))
+    case KFI_ATTR_INT_LIST: {
+      int stored, has_wide;
+      int64_t wide = 0;
+      if (!parse_list(value, vals, KF_MAX_RANK * 2, &n, &has_wide, &wide))
         return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.syntax",
-                        "attr '%s': expected a comma-separated list of at most %d integers, got \"%.40s\"",
-                        name, KF_MAX_RANK * 2, value);
+                        "attr '%s': expected a comma-separated list of integers, got \"%.40s\"", name, value);
       if (!f->size) return KF_OK;
-      if (n > f->max)
-        return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.syntax", "attr '%s': more than %d values", name, f->max);
-      for (i = 0; i < n; i++) store_sized((char *)a + f->offset + (size_t)i * f->size, f->size, vals[i]);
+      stored = n < f->max ? n : f->max;
+      if (stored > KF_MAX_RANK * 2) stored = KF_MAX_RANK * 2;
+      /* TF reads int fields as vector<int32>: a value outside is its
+         GetAttr error, before any rule reads the list. */
+      if (f->size < sizeof(int64_t) && has_wide)
+        return kfi_fail(err, KF_INVALID_ARGUMENT, "attr.range", "Attr %s has value %lld out of range for an int32",
+                        name, (long long)wide);
+      /* A list longer than the field keeps its count (the length rules
+         report it as TF does) and its first values. */
+      for (i = 0; i < stored; i++) store_sized((char *)a + f->offset + (size_t)i * f->size, f->size, vals[i]);
       memcpy((char *)a + f->count_offset, &n, sizeof n);
       return KF_OK;
+    }
   }
   return KF_OK;
 }

@@ -137,6 +137,16 @@ typedef struct kf_threads {
   int num_threads;      /* tasks that may run at once (a hint for splitting) */
 } kf_threads;
 
+/* fork(): the runtime holds no threads, locks or global state, so a child
+   made by fork() may plan and execute at once, and the parent's plans stay
+   valid there as long as their kf_threads works in the child. A pool's
+   worker threads do not survive fork() (the child has only the forking
+   thread): a plan on a pool made before the fork may run in the child only
+   if that pool is fork-safe. Debian's pthreadpool is not: in the child,
+   create a new pool and plan again, or plan with threads = NULL. The pool
+   of kforge's Python package and TF ops (kfpy_pool) is fork-safe: a child
+   may keep using it (it starts fresh workers) or destroy it. */
+
 typedef struct kf_plan_options {
   const char *kernel;   /* force this kernel by name (tests, tuning); NULL = select */
   int generic_only;     /* ignore specialized kernels */

@@ -1,18 +1,21 @@
 """The ctypes layer under the generated op functions (kforge/_ops.py).
 
-A call is marshalled as: inputs to C-contiguous numpy arrays (copied only
-when they are not), a signature (op, dtypes, shapes, values of the inputs
-read at plan time, attrs, threads), a plan from a bounded LRU cache of
-plans keyed by that signature (kf_plan_op on a miss; each plan owns its
-scratch, allocated once), then kf_execute into fresh or caller-given
-(``out=``) arrays. Op metadata comes from the generated _ops.py (the specs)
+A call is marshalled as: a signature (op, dtypes, shapes, values of the
+inputs read at plan time, attrs with floats by their bits, threads), a plan
+from a bounded LRU cache of plans keyed by that signature (kf_plan_op on a
+miss, so the op's rules are checked before any input is copied; each plan
+owns its scratch, allocated once), then the inputs as C-contiguous native
+arrays (copied only when they are not) and kf_execute into fresh 64-byte
+aligned or caller-given (``out=``) arrays. Op metadata comes from the generated _ops.py (the specs)
 and is checked against the library's own tables (kf_op_input_name, ...) at
 import.
 """
 import atexit
 import collections
 import ctypes
+import math
 import os
+import struct
 import threading
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -177,6 +180,7 @@ class OpDef:
 
 
 # ------------------------------------------------------------ threads
+_MAX_THREADS = 4096  # KFPY_POOL_MAX_THREADS (python/src/kfpy_pool.h)
 _pools: Dict[int, Tuple[int, int]] = {}  # threads -> (pool, kf_threads address)
 _pools_lock = threading.Lock()
 
@@ -200,7 +204,21 @@ def _norm_threads(threads: Any) -> int:
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 0:
         raise KforgeError("threads must be None or an integer >= 0, got %r" % (threads,), rule="py.threads")
     threads = int(threads)
-    return (os.cpu_count() or 1) if threads == 0 else threads
+    if threads > _MAX_THREADS:  # never handed to C's int: no truncation
+        raise KforgeError("threads must be at most %d, got %d" % (_MAX_THREADS, threads), rule="py.threads")
+    return min(os.cpu_count() or 1, _MAX_THREADS) if threads == 0 else threads
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has only the forking thread: a lock another thread held at the fork
+    would never be released. The C pools reset themselves (pthread_atfork in kfpy_pool.c):
+    the child's first call starts fresh workers, and _shutdown joins none of the parent's."""
+    global _pools_lock, _cache_lock
+    _pools_lock = threading.Lock()
+    _cache_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 @atexit.register
@@ -243,20 +261,32 @@ def _convert(op: OpDef, k: int, a: Any, inputs: Sequence[Any]) -> np.ndarray:
     elif v.size and v.dtype.kind not in "iubf":
         raise KforgeError("%s: cannot convert %s values to %s" % (idef.name, v.dtype, _tf_name(want)),
                           rule="py.convert")
-    return np.ascontiguousarray(v, dtype=want)
+    return np.array(v, dtype=want, order="C")  # keeps rank 0 (ascontiguousarray makes it rank 1)
 
 
-def _native(name: str, a: np.ndarray) -> Tuple[np.ndarray, int]:
-    """An array whose dtype is not one of kforge's as given: byte-swapped ones converted."""
+def _native_code(name: str, a: np.ndarray) -> int:
+    """The kf_dtype of an array whose dtype is not one of kforge's as given: a byte-swapped one's
+    (converted by _dense)."""
     if a.dtype.byteorder in "<>" and a.dtype.newbyteorder("=") in _CODE_OF_NP:
-        a = a.astype(a.dtype.newbyteorder("="))
-        return a, _CODE_OF_NP[a.dtype]
+        return _CODE_OF_NP[a.dtype.newbyteorder("=")]
     raise KforgeError("%s: kforge has no dtype for numpy %s (it takes float16 (half), bfloat16 "
                       "(ml_dtypes.bfloat16), float32, float64 and int32)" % (name, a.dtype), rule="py.dtype")
 
 
+def _dense(a: np.ndarray) -> np.ndarray:
+    """a as a C-contiguous, aligned array of native byte order (copied only when it is not)."""
+    if a.dtype not in _CODE_OF_NP:
+        a = a.astype(a.dtype.newbyteorder("="))
+    fl = a.flags
+    if not (fl.c_contiguous and fl.aligned):
+        a = np.array(a, order="C")
+    return a
+
+
 def _prepare(op: OpDef, inputs: Sequence[Any]) -> Tuple[List[np.ndarray], tuple]:
-    """C-contiguous arrays of the inputs and the call's input signature."""
+    """The inputs as arrays and the call's input signature. Only the inputs read at plan time
+    are made dense here: the others are copied (_dense) after the plan has checked the call,
+    so that an input the op refuses (too large, wrong rank) is never copied."""
     arrays = []
     sig = []
     for k, a in enumerate(inputs):
@@ -264,11 +294,9 @@ def _prepare(op: OpDef, inputs: Sequence[Any]) -> Tuple[List[np.ndarray], tuple]
             a = _convert(op, k, a, inputs)
         code = _CODE_OF_NP.get(a.dtype)
         if code is None:
-            a, code = _native(op.inputs[k].name, a)
-        fl = a.flags
-        if not (fl.c_contiguous and fl.aligned):
-            a = np.ascontiguousarray(a)
+            code = _native_code(op.inputs[k].name, a)
         if op.inputs[k].host:
+            a = _dense(a)
             sig.append((code, a.shape, a.tobytes()))
         else:
             sig.append((code, a.shape))
@@ -276,15 +304,23 @@ def _prepare(op: OpDef, inputs: Sequence[Any]) -> Tuple[List[np.ndarray], tuple]
     return arrays, tuple(sig)
 
 
+def _key_of(v: Any) -> tuple:
+    """A hashable key of one attr value: a float by its bits (0.0 == -0.0 and nan != nan as
+    values, but they plan differently: an answer must not depend on earlier calls)."""
+    if isinstance(v, (float, np.floating)):
+        return (type(v), struct.pack("<d", float(v)))
+    return (type(v), v)
+
+
 def _attr_key(attrs: tuple) -> tuple:
     """attrs made hashable, with their types (True and 1 plan differently: 1 is an error)."""
     key = []
     for v in attrs:
         if isinstance(v, (list, tuple, np.ndarray)):
-            v = ("L",) + tuple((type(x), x) for x in (v.tolist() if isinstance(v, np.ndarray) else v))
+            v = ("L",) + tuple(_key_of(x) for x in (v.tolist() if isinstance(v, np.ndarray) else v))
             key.append(v)
         else:
-            key.append((type(v), v))
+            key.append(_key_of(v))
     return tuple(key)
 
 
@@ -303,13 +339,23 @@ def _attr_text(op: OpDef, ad: AttrDef, v: Any) -> bytes:
     if ad.kind == "string":
         if not isinstance(v, (str, bytes)):
             raise bad("a string")
-        return v.encode() if isinstance(v, str) else v
+        text = v.encode() if isinstance(v, str) else v
+        if b"\0" in text:  # C would read up to the NUL ("SAME\0x" as "SAME"); TF refuses it
+            if ad.allowed is None:
+                raise KforgeError("%s: attr '%s' must not contain a NUL character, got %r" % (op.name, ad.name, v),
+                                  rule="py.attr_type")
+            text = text.replace(b"\0", b"\\0")  # refused as a value not allowed, shown escaped
+        return text
     if ad.kind == "int_list":
         if isinstance(v, np.ndarray):
             v = v.tolist()
         if not isinstance(v, (list, tuple)) or any(
                 isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) for x in v):
             raise bad("a list of ints")
+        for x in v:  # what TF's Python layer refuses before its kernel sees the list
+            if not -2**63 <= int(x) < 2**63:
+                raise KforgeError("%s: attr '%s': value %d out of range for an int64" % (op.name, ad.name, int(x)),
+                                  rule="py.attr_type")
         return ",".join(str(int(x)) for x in v).encode()
     raise bad("a value of kind " + ad.kind)
 
@@ -380,7 +426,7 @@ class Plan:
             if a.ndim > _MAX_RANK:
                 raise KforgeError("%s: rank %d exceeds kforge's maximum of %d" % (op.inputs[k].name, a.ndim,
                                                                                   _MAX_RANK), rule="py.rank")
-            d.dtype = _CODE_OF_NP[a.dtype]
+            d.dtype = sig[k][0]
             d.rank = a.ndim
             for i, n in enumerate(a.shape):
                 d.dims[i] = n
@@ -416,7 +462,7 @@ class Plan:
             self._addr, ctypes.addressof(key)) == 0 else None)
         # Scratch, pointer arrays and error block, used by one call at a time (the lock); a
         # concurrent call on the same plan gets its own.
-        self._scratch = np.empty(self.scratch_bytes, np.uint8)
+        self._scratch = _empty_aligned((self.scratch_bytes,), np.dtype(np.uint8))
         self._lock = threading.Lock()
         self._ins = (ctypes.c_void_p * max(op.nin, 1))()
         self._outs = (ctypes.c_void_p * max(len(outs), 1))()
@@ -485,9 +531,10 @@ class Plan:
                         self.op.name, i, self.outputs[i].name, j), rule="py.out")
 
     def _run(self, arrays: Sequence[np.ndarray], out: Any) -> Any:
+        arrays = [_dense(a) for a in arrays]
         in_addr = [_address(a) for a in arrays]
         if out is None:
-            outs = [np.empty(o.shape, o.dtype) for o in self.outputs]
+            outs = [_empty_aligned(o.shape, o.dtype) for o in self.outputs]
             out_addr = [_address(o) if o.size else None for o in outs]
         else:
             outs = self._check_out(out, arrays)
@@ -502,7 +549,7 @@ class Plan:
             ins = (ctypes.c_void_p * max(self.op.nin, 1))()
             ptrs = (ctypes.c_void_p * max(len(outs), 1))()
             err = _Error()
-            scratch = np.empty(self.scratch_bytes, np.uint8)
+            scratch = _empty_aligned((self.scratch_bytes,), np.dtype(np.uint8))
             self._execute(ins, ptrs, (ctypes.addressof(ins), ctypes.addressof(ptrs),
                                       scratch.ctypes.data if self.scratch_bytes else None, self.scratch_bytes,
                                       ctypes.addressof(err)), in_addr, out_addr)
@@ -541,6 +588,18 @@ class Plan:
 
 
 _tls = threading.local()
+
+#: Alignment of the arrays kforge allocates (outputs, scratch): a cache line and a full
+#: AVX-512 vector, where numpy's large arrays sit 16 bytes past one.
+_ALIGN = 64
+
+
+def _empty_aligned(shape: Tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """np.empty(shape, dtype) starting on a _ALIGN-byte boundary (over-allocated, sliced)."""
+    nbytes = math.prod(shape) * dtype.itemsize
+    buf = np.empty(nbytes + _ALIGN, np.uint8)
+    off = -buf.ctypes.data % _ALIGN
+    return buf[off:off + nbytes].view(dtype).reshape(shape)
 
 
 def last_kernel() -> Optional[str]:

@@ -3,6 +3,12 @@
 ** between jobs; a job hands out task indices through one atomic counter, so
 ** any thread may run any task (kforge's kernels make results independent of
 ** which thread runs what), and the caller works too instead of waiting.
+**
+** Fork: a child has only the thread that called fork(). pthread_atfork
+** handlers take every pool's locks before the fork (so no job is half
+** handed out and no lock is held by a thread the child lacks), release them
+** in the parent, and in the child reset each pool to "no workers started":
+** its next parallel_for starts fresh workers, and destroying it joins none.
 */
 #include "kfpy_pool.h"
 
@@ -10,11 +16,22 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+/* What a worker starts with: its pool, and the last job it must not run
+   (the generation when it was created: a worker may first get the lock
+   after the job it was created for was handed out, and must still run it). */
+typedef struct worker_start {
+  kfpy_pool *pool;
+  unsigned long seen;
+} worker_start;
+
 struct kfpy_pool {
   kf_threads threads;          /* handed to kf_plan_options */
-  int num_workers;
+  int num_workers;             /* workers wanted */
+  int started;                 /* workers running in this process */
   pthread_t *workers;
-  pthread_mutex_t call_lock;   /* one parallel_for at a time */
+  worker_start *starts;        /* one per worker */
+  kfpy_pool *next_pool;        /* the registry (g_pools), for the fork handlers */
+  pthread_mutex_t call_lock;   /* one parallel_for at a time; guards started */
   pthread_mutex_t lock;        /* guards the fields below */
   pthread_cond_t wake, done;
   unsigned long generation;    /* bumped per job; workers wait for a new one */
@@ -26,6 +43,42 @@ struct kfpy_pool {
   atomic_size_t next;
 };
 
+static pthread_mutex_t g_pools_mu = PTHREAD_MUTEX_INITIALIZER;
+static kfpy_pool *g_pools = NULL;
+static pthread_once_t g_atfork_once = PTHREAD_ONCE_INIT;
+
+static void before_fork(void) {
+  pthread_mutex_lock(&g_pools_mu);
+  for (kfpy_pool *p = g_pools; p; p = p->next_pool) {
+    pthread_mutex_lock(&p->call_lock); /* waits for a running job to end */
+    pthread_mutex_lock(&p->lock);
+  }
+}
+
+static void after_fork_parent(void) {
+  for (kfpy_pool *p = g_pools; p; p = p->next_pool) {
+    pthread_mutex_unlock(&p->lock);
+    pthread_mutex_unlock(&p->call_lock);
+  }
+  pthread_mutex_unlock(&g_pools_mu);
+}
+
+static void after_fork_child(void) {
+  for (kfpy_pool *p = g_pools; p; p = p->next_pool) {
+    /* The parent's workers waited on these: fresh ones for the child. */
+    pthread_cond_init(&p->wake, NULL);
+    pthread_cond_init(&p->done, NULL);
+    p->started = 0;
+    p->busy = 0;
+    p->stopping = 0;
+    pthread_mutex_unlock(&p->lock);
+    pthread_mutex_unlock(&p->call_lock);
+  }
+  pthread_mutex_unlock(&g_pools_mu);
+}
+
+static void register_atfork(void) { pthread_atfork(before_fork, after_fork_parent, after_fork_child); }
+
 static void run_tasks(kfpy_pool *p, kf_task_fn task, void *ctx, size_t n) {
   for (;;) {
     size_t i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
@@ -35,8 +88,9 @@ static void run_tasks(kfpy_pool *p, kf_task_fn task, void *ctx, size_t n) {
 }
 
 static void *worker_main(void *arg) {
-  kfpy_pool *p = arg;
-  unsigned long seen = 0;
+  const worker_start *w = arg;
+  kfpy_pool *p = w->pool;
+  unsigned long seen = w->seen;
   pthread_mutex_lock(&p->lock);
   for (;;) {
     while (!p->stopping && p->generation == seen) pthread_cond_wait(&p->wake, &p->lock);
@@ -54,6 +108,18 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
+/* Starts the missing workers (call_lock held). A worker that cannot be
+   started is simply not there: the job runs on fewer threads. */
+static void start_workers(kfpy_pool *p) {
+  while (p->started < p->num_workers) {
+    worker_start *w = &p->starts[p->started];
+    w->pool = p;
+    w->seen = p->generation; /* no job runs: call_lock is held */
+    if (pthread_create(&p->workers[p->started], NULL, worker_main, w) != 0) return;
+    p->started++;
+  }
+}
+
 static void pool_parallel_for(void *pool, kf_task_fn task, void *ctx, size_t n) {
   kfpy_pool *p = pool;
   if (n == 0) return;
@@ -62,12 +128,13 @@ static void pool_parallel_for(void *pool, kf_task_fn task, void *ctx, size_t n) 
     return;
   }
   pthread_mutex_lock(&p->call_lock);
+  start_workers(p);
   pthread_mutex_lock(&p->lock);
   p->task = task;
   p->ctx = ctx;
   p->n = n;
   atomic_store_explicit(&p->next, 0, memory_order_relaxed);
-  p->busy = p->num_workers;
+  p->busy = p->started;
   p->generation++;
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
@@ -78,21 +145,29 @@ static void pool_parallel_for(void *pool, kf_task_fn task, void *ctx, size_t n) 
   pthread_mutex_unlock(&p->call_lock);
 }
 
-static void stop_workers(kfpy_pool *p, int started) {
+static void stop_workers(kfpy_pool *p) {
   pthread_mutex_lock(&p->lock);
   p->stopping = 1;
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
-  for (int i = 0; i < started; i++) pthread_join(p->workers[i], NULL);
+  for (int i = 0; i < p->started; i++) pthread_join(p->workers[i], NULL);
+  p->started = 0;
 }
 
 kfpy_pool *kfpy_pool_create(int num_threads) {
-  if (num_threads < 1 || num_threads > 4096) return NULL;
+  if (num_threads < 1 || num_threads > KFPY_POOL_MAX_THREADS) return NULL;
+  if (pthread_once(&g_atfork_once, register_atfork) != 0) return NULL;
   kfpy_pool *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   p->num_workers = num_threads - 1;
   p->workers = p->num_workers ? calloc((size_t)p->num_workers, sizeof *p->workers) : NULL;
-  if (p->num_workers && !p->workers) { free(p); return NULL; }
+  p->starts = p->num_workers ? calloc((size_t)p->num_workers, sizeof *p->starts) : NULL;
+  if (p->num_workers && (!p->workers || !p->starts)) {
+    free(p->workers);
+    free(p->starts);
+    free(p);
+    return NULL;
+  }
   pthread_mutex_init(&p->call_lock, NULL);
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->wake, NULL);
@@ -101,25 +176,33 @@ kfpy_pool *kfpy_pool_create(int num_threads) {
   p->threads.parallel_for = pool_parallel_for;
   p->threads.pool = p;
   p->threads.num_threads = num_threads;
-  for (int i = 0; i < p->num_workers; i++) {
-    if (pthread_create(&p->workers[i], NULL, worker_main, p) != 0) {
-      stop_workers(p, i);
-      p->num_workers = 0;
-      kfpy_pool_destroy(p);
-      return NULL;
-    }
+  /* All workers now, so that a pool that cannot have them is refused here;
+     later starts happen only in a forked child. */
+  start_workers(p);
+  if (p->started < p->num_workers) {
+    kfpy_pool_destroy(p);
+    return NULL;
   }
+  pthread_mutex_lock(&g_pools_mu);
+  p->next_pool = g_pools;
+  g_pools = p;
+  pthread_mutex_unlock(&g_pools_mu);
   return p;
 }
 
 void kfpy_pool_destroy(kfpy_pool *p) {
   if (!p) return;
-  if (p->num_workers) stop_workers(p, p->num_workers);
+  pthread_mutex_lock(&g_pools_mu);
+  for (kfpy_pool **q = &g_pools; *q; q = &(*q)->next_pool)
+    if (*q == p) { *q = p->next_pool; break; }
+  pthread_mutex_unlock(&g_pools_mu);
+  if (p->started) stop_workers(p);
   pthread_cond_destroy(&p->done);
   pthread_cond_destroy(&p->wake);
   pthread_mutex_destroy(&p->lock);
   pthread_mutex_destroy(&p->call_lock);
   free(p->workers);
+  free(p->starts);
   free(p);
 }
 

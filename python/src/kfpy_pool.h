@@ -15,9 +15,16 @@ extern "C" {
 
 typedef struct kfpy_pool kfpy_pool;
 
+/* The most threads a pool may have. */
+#define KFPY_POOL_MAX_THREADS 4096
+
 /* A pool running tasks on `num_threads` threads, the caller's included
-   (num_threads - 1 workers are started). NULL when num_threads < 1 or the
-   threads cannot be created. */
+   (num_threads - 1 workers are started). NULL when num_threads is outside
+   1..KFPY_POOL_MAX_THREADS or the threads cannot be created.
+   Fork-safe: a child made by fork() (only the forking thread exists there)
+   may keep using the pools it inherited (each starts fresh workers at its
+   first parallel_for in the child) and destroy them (no thread is joined
+   that the child does not have). fork() waits for running jobs to end. */
 kfpy_pool *kfpy_pool_create(int num_threads);
 /* Joins the workers. The pool must not be running a parallel_for. */
 void kfpy_pool_destroy(kfpy_pool *pool);

@@ -484,6 +484,12 @@ def rejections():
     out.append(("dwbpi rows mismatch", "i", dict(dwi, out_backprop=np.ones([2, 4, 3, 8], f32))))
     out.append(("dwbpi in_depth", "i", dict(dwi, input_sizes=np.array([2, 3, 3, 5], np.int32))))
     out.append(("dwbpi input_sizes length", "i", dict(dwi, input_sizes=np.array([2, 3, 3], np.int32))))
+    # attrs TF's kernels read as vector<int32>, and lists of any length (issue 28)
+    out.append(("dwbpi strides 2**40", "i", dict(dwi, strides=[1, 2**40, 2**40, 1])))
+    out.append(("dwbpi strides -2**40", "i", dict(dwi, strides=[1, -2**40, 1, 1])))
+    out.append(("dwbpi strides 2**31 past 64 values", "i", dict(dwi, strides=[1] * 70 + [2**31])))
+    out.append(("dwbpi strides 20 values", "i", dict(dwi, strides=[1] * 20)))
+    out.append(("dwbpi explicit 20 values", "i", dict(dwi, padding="EXPLICIT", explicit_paddings=[0] * 20)))
     x = np.ones([2, 3, 3, 4], f32)
     dwf = dict(input=x, filter_sizes=np.array([3, 3, 4, 2], np.int32), out_backprop=g, strides=[1, 1, 1, 1],
                padding="VALID")
@@ -493,6 +499,7 @@ def rejections():
     out.append(("dwbpf negative filter_sizes", "f", dict(dwf, padding="SAME",
                                                           filter_sizes=np.array([3, -3, 4, 2], np.int32))))
     out.append(("dwbpf depth stride", "f", dict(dwf, padding="SAME", strides=[1, 1, 1, 2])))
+    out.append(("dwbpf strides 2**40", "f", dict(dwf, padding="SAME", strides=[1, 2**40, 2**40, 1])))
     return out
 
 
@@ -673,6 +680,107 @@ def test_threads_setting():
     check("THREADS 1" in r.stdout, "threads: intra-op 1 at load gives a 1-thread pool", r.stdout.strip())
 
 
+def run_py(code, env_over=None, drop=()):
+    """Runs code in a fresh interpreter of this venv: (exit status, stdout + stderr)."""
+    import subprocess
+    env = dict(os.environ)
+    for k in drop:
+        env.pop(k, None)
+    env.update(env_over or {})
+    r = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, env=env, timeout=600)
+    return r.returncode, r.stdout
+
+
+DW_CALL = ("ops.depthwise_conv2d_native_backprop_input(input_sizes=[1, 4, 4, 2], filter=tf.ones([3, 3, 2, 1]), "
+           "out_backprop=tf.ones([1, 4, 4, 2]), strides=[1, 1, 1, 1], padding='SAME')")
+
+
+def test_threads_env():
+    """$KFORGE_TF_THREADS: refused unless an integer from 1 to 4096 (at load, and by the op when it
+    changes before the pool is made); a valid value wins over TF's intra-op setting."""
+    for bad in ("abc", "0", "-3", "1.5", "99999", "2x", "0x10"):
+        rc, out = run_py("import kforge.tf as k; k.load()", {"KFORGE_TF_THREADS": bad})
+        check(rc != 0 and ('KFORGE_TF_THREADS="%s" is not a thread count' % bad) in out,
+              "threads: KFORGE_TF_THREADS=%r refused by load() with a clear error" % bad, out[-300:])
+    code = ("import os, tensorflow as tf, kforge.tf as k; from kforge.tf import ops; k.load(); "
+            "os.environ['KFORGE_TF_THREADS'] = 'abc'\n"
+            "try:\n  %s\n  print('COMPUTED')\nexcept tf.errors.InvalidArgumentError as e:\n  print('REFUSED', e.message)"
+            % DW_CALL)
+    rc, out = run_py(code, {"KFORGE_TF_THREADS": "2"})
+    check(rc == 0 and "REFUSED" in out and 'KFORGE_TF_THREADS="abc" is not a thread count' in out,
+          "threads: the op refuses an invalid KFORGE_TF_THREADS set before its pool is made", out[-300:])
+    rc, out = run_py("import tensorflow as tf; tf.config.threading.set_intra_op_parallelism_threads(1); "
+                     "import kforge.tf as k; print('THREADS', k.num_threads())", {"KFORGE_TF_THREADS": " 2 "})
+    check(rc == 0 and "THREADS 2" in out, "threads: KFORGE_TF_THREADS=2 wins over intra-op 1 (docs/tf.md)",
+          out[-300:])
+
+
+def test_autograph_first_use():
+    """The first use of kforge.tf.ops inside a tf.function (AutoGraph converts load()) leaves the
+    library loaded for the rest of the process."""
+    code = ("import tensorflow as tf, kforge.tf as k\nfrom kforge.tf import ops\n"
+            "@tf.function\ndef f():\n  return %s\n"
+            "y = f()\nprint('LOADED', k._cdll is not None, k.num_threads() >= 1, k.plan_stats()[0] >= 1, "
+            "float(tf.reduce_sum(y)) > 0)" % DW_CALL)
+    rc, out = run_py(code)
+    check(rc == 0 and "LOADED True True True True" in out,
+          "autograph: first use inside a tf.function loads the library for good", out[-400:])
+
+
+def test_nul_string_attrs():
+    """A NUL inside a string attr: TF refuses it (op-def validation), so does the kforge op."""
+    g = np.ones([1, 2, 2, 3], np.float32)
+    for attr, val in (("padding", "SAME\0garbage"), ("data_format", "NHWC\0x")):
+        res = []
+        for f in op_pair("i"):
+            try:
+                f(input_sizes=np.array([1, 2, 2, 3], np.int32), filter=np.ones([3, 3, 3, 1], np.float32),
+                  out_backprop=g, strides=[1, 1, 1, 1], **dict({"padding": "SAME"}, **{attr: val}))
+                res.append("computed")
+            except (tf.errors.OpError, ValueError, TypeError) as e:
+                res.append(type(e).__name__)
+        check(res[0] != "computed" and res[1] != "computed", "%s=%r: TF and kforge both refuse it" % (attr, val),
+              str(res))
+
+
+def test_xla_falls_back():
+    """jit_compile=True after enable(): TF's gradients inside the XLA cluster (the Kforge ops have
+    no XLA kernels), kforge's outside; both equal TF's gradient."""
+    rng = np.random.default_rng(9)
+    x = tf.constant(rng.standard_normal([2, 4, 4, 3]).astype(np.float32))
+    w = tf.constant(rng.standard_normal([3, 3, 3, 1]).astype(np.float32))
+    gamma, beta = tf.ones([3]), tf.zeros([3])
+
+    def step(x, w):
+        with tf.GradientTape() as tape:
+            tape.watch([x, w])
+            y = tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME")
+            y, _, _ = tf.compat.v1.nn.fused_batch_norm(y, gamma, beta, is_training=True)
+            loss = tf.reduce_sum(y * y)
+        return tape.gradient(loss, [x, w])
+    want = tf.function(step)(x, w)  # TF's gradients (not enabled yet)
+    ktf.enable()
+    try:
+        ktf.reset_stats()
+        got_xla = tf.function(step, jit_compile=True)(x, w)
+        xla_stats = ktf.stats()
+        got = tf.function(step)(x, w)
+        plain_stats = ktf.stats()
+    except Exception as e:  # the failure this guards against: no XLA kernel for a Kforge op
+        check(False, "xla: jit_compile=True after enable() runs", "%s: %s" % (type(e).__name__, str(e)[:300]))
+        return
+    finally:
+        ktf.disable()
+    used_kforge_xla = sum(v[0] for v in xla_stats.values())
+    used_kforge = sum(v[0] for v in plain_stats.values()) - used_kforge_xla
+    close = all(np.allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-4) for a, b in zip(want, got_xla))
+    check(close and used_kforge_xla == 0, "xla: jit_compile=True after enable() uses TF's gradients, same values",
+          str(xla_stats))
+    close = all(np.allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-4) for a, b in zip(want, got))
+    check(close and used_kforge >= 2, "xla: outside XLA the same step uses kforge's gradients", str(plain_stats))
+
+
 def test_concurrent_calls():
     """Python threads calling the same kernel instances at once, two shapes interleaved."""
     import threading
@@ -788,6 +896,10 @@ def main():
              ("test_forwarding", test_forwarding),
              ("test_threads", test_threads),
              ("test_threads_setting", test_threads_setting),
+             ("test_threads_env", test_threads_env),
+             ("test_autograph_first_use", test_autograph_first_use),
+             ("test_nul_string_attrs", test_nul_string_attrs),
+             ("test_xla_falls_back", test_xla_falls_back),
              ("test_concurrent_calls", test_concurrent_calls),
              ("test_measured_plans", test_measured_plans),
              ("test_build_errors", test_build_errors)]

@@ -9,23 +9,30 @@
 ** Both carry the same transaction id; paths of other directories are
 ** absolute, the journal's own directory is ".". Fields are %XX-escaped.
 **
-**   kforge-journal 1 <id> primary|secondary
+**   kforge-journal 1 <id> primary|secondary|done|staging
 **   dir 0 .
 **   dir 1 /abs/other/dir
 **   file 0 x_backprop.npy .kforge-tmp.123.0 .kforge-bak.123.0
+**   temp 0 .kforge-tmp.123.0
 **   end
 **
 ** Order of a commit: secondaries, the primary, backups (hard links), renames,
-** fsync of the directories, removal of the primary (the commit point), of the
-** secondaries, of the backups. So a primary journal means "not committed":
-** roll back every file of it (in each other directory only while its
-** secondary is there); a secondary without its primary means "finished":
-** just remove it. Rolling back one file: a backup that exists is renamed over
-** the destination; without a backup (no old file), a destination whose
-** temporary is gone (it was renamed into place) is removed. This is
-** idempotent, so a rollback that is itself interrupted is simply redone.
-** Temporaries and backups in a locked directory without a journal belong
-** to no live transaction: they are removed.
+** fsync of the directories, the primary rewritten as "done" (the commit
+** point), removal of the backups, of the secondaries, of the primary. So a
+** primary journal means "not committed": roll back every file of it (in
+** each other directory only while its secondary is there); a "done" one
+** means committed: remove its backups (same rule) and the journals; a
+** secondary without its primary means "finished": just remove it (and the
+** temporaries it names). Rolling back one file: a backup that exists is
+** renamed over the destination; without a backup (no old file), a
+** destination whose temporary is gone (it was renamed into place) is
+** removed. This is idempotent, so a rollback that is itself interrupted is
+** simply redone.
+** Before its commit, a run names each temporary it is about to create in a
+** staging journal of that directory (kind "staging", a "temp" line each,
+** appended), which its commit's journals replace (they carry "temp" lines
+** too). A recovery removes the temporaries a journal names, and nothing
+** else: files of other programs that look like ours are never touched.
 */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "commit.h"
@@ -59,6 +66,7 @@ typedef struct tdir {
   ino_t ino;
   int create, created, waited;
   int extra; /* named by a journal only: locked for its recovery */
+  int staged; /* its journal is this run's staging journal */
 } tdir;
 
 typedef struct tfile { /* one replacement, staged or read from a journal */
@@ -69,7 +77,8 @@ typedef struct tfile { /* one replacement, staged or read from a journal */
 
 typedef struct journal {
   char id[64];
-  int primary, ndirs, nfiles;
+  int primary, done, staging, ndirs, nfiles, ntemps; /* done: a primary after its commit point */
+  char temps[MAX_FILES + 1][64]; /* "temp" lines: this directory's temporaries */
   char dirs[MAX_DIRS][PATH_BYTES];
   tfile files[MAX_FILES];
 } journal;
@@ -234,8 +243,9 @@ static int write_line(FILE *f, const char *a, int n, const char *b) {
   return fprintf(f, "%s %d %s\n", a, n, e) < 0 ? -1 : 0;
 }
 
-/* Writes the journal of directory d (primary or secondary) and syncs it. */
-static int write_journal(txn *t, int d, const char *id, char *err, size_t errlen) {
+/* Writes the journal of directory d (primary or secondary; done: the
+   primary's replacement at the commit point) and syncs it. */
+static int write_journal(txn *t, int d, const char *id, int done, char *err, size_t errlen) {
   tdir *D = &t->dirs[d];
   int primary = d == t->files[0].dir, map[MAX_DIRS], n = 1, fd;
   char tmp[64], e[3 * NAME_BYTES];
@@ -248,7 +258,7 @@ static int write_journal(txn *t, int d, const char *id, char *err, size_t errlen
     if (fd >= 0) close(fd);
     return fail(err, errlen, "cannot write a journal in %s: %s", D->path, strerror(errno));
   }
-  int bad = fprintf(f, "kforge-journal 1 %s %s\ndir 0 .\n", id, primary ? "primary" : "secondary") < 0;
+  int bad = fprintf(f, "kforge-journal 1 %s %s\ndir 0 .\n", id, done ? "done" : primary ? "primary" : "secondary") < 0;
   if (primary) {
     for (int i = 0; i < t->nfiles; i++)
       if (map[t->files[i].dir] < 0) {
@@ -263,6 +273,8 @@ static int write_journal(txn *t, int d, const char *id, char *err, size_t errlen
   } else {
     bad |= write_line(f, "dir", 1, t->dirs[t->files[0].dir].abs);
   }
+  for (int i = 0; i < t->nfiles; i++) /* so that a recovery removes them, wherever it stops */
+    if (t->files[i].dir == d) bad |= fprintf(f, "temp 0 %s\n", t->files[i].tmp) < 0;
   bad |= fprintf(f, "end\n") < 0 || fflush(f) != 0 || fsync(fileno(f)) != 0;
   int e2 = errno;
   bad |= fclose(f) != 0;
@@ -271,6 +283,31 @@ static int write_journal(txn *t, int d, const char *id, char *err, size_t errlen
     unlinkat(D->fd, tmp, 0);
     return fail(err, errlen, "cannot write a journal in %s: %s", D->path, strerror(e2));
   }
+  D->staged = 0; /* the staging journal is replaced */
+  return 0;
+}
+
+/* Names the temporary tmp in directory dir's staging journal before it is
+   created (the journal is started at the first, naming the commit's own
+   journal temporary too), appending a line at a time: a run killed before
+   its commit leaves only temporaries its journal names, which the next run
+   removes; files it does not name are never removed. */
+static int stage_name(txn *t, int dir, const char *tmp, char *err, size_t errlen) {
+  tdir *d = &t->dirs[dir];
+  char buf[256];
+  int n = 0, fd = openat(d->fd, JOURNAL, O_WRONLY | O_APPEND | O_CREAT | (d->staged ? 0 : O_TRUNC) | O_CLOEXEC, 0600);
+  if (fd < 0) return fail(err, errlen, "cannot write a journal in %s: %s", d->path, strerror(errno));
+  if (!d->staged)
+    n = snprintf(buf, sizeof buf, "kforge-journal 1 %ld staging\ndir 0 .\ntemp 0 " TMP_PREFIX "%ld.j\n",
+                 (long)getpid(), (long)getpid());
+  n += snprintf(buf + n, sizeof buf - (size_t)n, "temp 0 %s\n", tmp);
+  d->staged = 1;
+  if (write(fd, buf, (size_t)n) != n) {
+    int e = errno;
+    close(fd);
+    return fail(err, errlen, "cannot write a journal in %s: %s", d->path, strerror(e));
+  }
+  close(fd);
   return 0;
 }
 
@@ -278,14 +315,25 @@ static int write_journal(txn *t, int d, const char *id, char *err, size_t errlen
 static int parse_journal(char *buf, journal *j) {
   char b[3 * PATH_BYTES], *line, *save;
   int ended = 0;
+  /* A staging journal grows a line at a time: a run killed while writing
+     leaves a partial last line (or nothing), which named no file yet. The
+     others are renamed into place whole. */
+  char *nl = strrchr(buf, '\n');
+  if (nl) nl[1] = 0;
+  else buf[0] = 0;
+  if (!buf[0]) return j->staging = 1, 1;
   for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     char a[16], c[64], d[64];
     int n, k;
     if (ended) return -1;
     if (strncmp(line, "kforge-journal ", 15) == 0 && !j->id[0]) {
       if (sscanf(line, "kforge-journal 1 %63s %15s", j->id, a) != 2) return -1;
-      if (strcmp(a, "primary") != 0 && strcmp(a, "secondary") != 0) return -1;
-      j->primary = a[0] == 'p';
+      if (strcmp(a, "primary") != 0 && strcmp(a, "secondary") != 0 && strcmp(a, "staging") != 0 &&
+          strcmp(a, "done") != 0)
+        return -1;
+      j->primary = a[0] == 'p' || a[0] == 'd';
+      j->done = a[0] == 'd';
+      j->staging = a[1] == 't';
     } else if (!j->id[0]) {
       return -1;
     } else if (sscanf(line, "dir %d %12287s", &n, b) == 2) {
@@ -303,12 +351,16 @@ static int parse_journal(char *buf, journal *j) {
       snprintf(x->tmp, sizeof x->tmp, "%s", c);
       snprintf(x->bak, sizeof x->bak, "%s", k ? d : "");
       j->nfiles++;
+    } else if (sscanf(line, "temp 0 %63s", c) == 1) {
+      if (j->ntemps == MAX_FILES + 1 || strncmp(c, TMP_PREFIX, strlen(TMP_PREFIX)) != 0 || !plain_name(c)) return -1;
+      snprintf(j->temps[j->ntemps++], sizeof j->temps[0], "%s", c);
     } else if (strcmp(line, "end") == 0) {
       ended = 1;
     } else {
       return -1;
     }
   }
+  if (j->staging) return j->ndirs == 1 && !j->nfiles ? 1 : -1;
   return ended && j->ndirs >= 1 && (j->primary || j->ndirs == 2) ? 1 : -1;
 }
 
@@ -364,10 +416,16 @@ static int rollback(txn *t, int p, const journal *pj, int *relock, char *err, si
   }
   for (int i = 0; i < pj->nfiles; i++) {
     const tfile *x = &pj->files[i];
+    if (pj->done) { /* committed: only its backups are left to remove */
+      if (fds[x->dir] >= 0 && x->bak[0]) unlinkat(fds[x->dir], x->bak, 0);
+      continue;
+    }
     if (fds[x->dir] >= 0 && restore(fds[x->dir], x) != 0)
       return fail(err, errlen, "cannot roll back an interrupted kforge run in %s: %s: %s", t->dirs[p].path, x->name,
                   strerror(errno));
   }
+  for (int i = 0; i < pj->nfiles; i++) /* after every restore: restore reads whether they exist */
+    if (fds[pj->files[i].dir] >= 0) unlinkat(fds[pj->files[i].dir], pj->files[i].tmp, 0);
   for (int k = 0; k < pj->ndirs; k++)
     if (fds[k] >= 0 && sync_dir(fds[k]) != 0)
       return fail(err, errlen, "cannot roll back an interrupted kforge run in %s: %s", t->dirs[p].path, strerror(errno));
@@ -376,8 +434,12 @@ static int rollback(txn *t, int p, const journal *pj, int *relock, char *err, si
   sync_dir(fds[0]);
   for (int k = 1; k < pj->ndirs; k++)
     if (fds[k] >= 0) unlinkat(fds[k], JOURNAL, 0);
-  fprintf(stderr, "kforge: note: rolled back an interrupted kforge run in %s\n", t->dirs[p].path);
+  if (!pj->done) fprintf(stderr, "kforge: note: rolled back an interrupted kforge run in %s\n", t->dirs[p].path);
   return 0;
+}
+
+static void remove_temps(int fd, const journal *j) {
+  for (int i = 0; i < j->ntemps; i++) unlinkat(fd, j->temps[i], 0);
 }
 
 /* Resolves every journal in the locked directories. Returns 0, 1 (a
@@ -390,7 +452,11 @@ static int recover(txn *t, char *err, size_t errlen) {
     if (r < 0)
       return fail(err, errlen, "%s/" JOURNAL ": %s (left by an interrupted kforge run; not touched)", t->dirs[d].path,
                   errno == EINVAL ? "not a journal this kforge can read" : strerror(errno));
-    if (j->primary) {
+    if (j->staging) { /* a run that died before its commit: its temporaries, nothing else */
+      remove_temps(fd, j);
+      r = unlinkat(fd, JOURNAL, 0) == 0 ? 0 : fail(err, errlen, "cannot remove %s/" JOURNAL ": %s", t->dirs[d].path,
+                                                   strerror(errno));
+    } else if (j->primary) {
       r = rollback(t, d, j, &relock, err, errlen);
     } else {
       int p = find_or_add(t, j->dirs[1], &added, err, errlen);
@@ -398,7 +464,7 @@ static int recover(txn *t, char *err, size_t errlen) {
       if (added) return 1;
       if (p >= 0 && read_journal(t->dirs[p].fd, pj) == 1 && pj->primary && strcmp(pj->id, j->id) == 0)
         r = rollback(t, p, pj, &relock, err, errlen);
-      else if (unlinkat(fd, JOURNAL, 0) != 0) /* its commit finished (or never began) */
+      else if ((remove_temps(fd, j), unlinkat(fd, JOURNAL, 0)) != 0) /* its commit finished (or never began) */
         r = fail(err, errlen, "cannot remove %s/" JOURNAL ": %s", t->dirs[d].path, strerror(errno));
       else
         r = 0;
@@ -406,20 +472,6 @@ static int recover(txn *t, char *err, size_t errlen) {
     if (r != 0 || relock) return r ? -1 : 1;
   }
   return 0;
-}
-
-static void clean_strays(int dirfd) {
-  int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR *dp = fd < 0 ? NULL : fdopendir(fd);
-  struct dirent *e;
-  if (!dp) {
-    if (fd >= 0) close(fd);
-    return;
-  }
-  while ((e = readdir(dp)) != NULL)
-    if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0 || strncmp(e->d_name, BAK_PREFIX, strlen(BAK_PREFIX)) == 0)
-      unlinkat(dirfd, e->d_name, 0);
-  closedir(dp);
 }
 
 /* ---------------------------------------------------------------- locking */
@@ -501,8 +553,6 @@ int txn_lock(txn *t, char *err, size_t errlen) {
      commit finishes (or is undone), and txn_free cleans up before it acts */
   block_signals(&t->old_mask);
   t->locked = 1;
-  for (int i = 0; i < t->ndirs; i++)
-    if (t->dirs[i].fd >= 0) clean_strays(t->dirs[i].fd);
   return 0;
 }
 
@@ -534,15 +584,45 @@ int txn_file(txn *t, int dir, const char *name, txn_writer w, void *ctx, char *e
   x->dir = dir;
   snprintf(x->name, sizeof x->name, "%s", name);
   snprintf(x->tmp, sizeof x->tmp, TMP_PREFIX "%ld.%d", (long)getpid(), t->nfiles);
-  if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+  /* The new file replaces the old one by rename: it must be able to take
+     the old one's place whole (mode and owner kept), or the run refuses. */
+  mode_t mode;
+  int old = fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+  if (old) {
     if (S_ISDIR(st.st_mode)) return fail(err, errlen, "%s/%s is a directory", d->path, name);
+    if (S_ISLNK(st.st_mode))
+      return fail(err, errlen, "%s/%s is a symbolic link: kforge replaces files by renaming a new one into place, "
+                  "which would replace the link, not its target; name the target instead", d->path, name);
+    if (!S_ISREG(st.st_mode)) return fail(err, errlen, "%s/%s is not a regular file", d->path, name);
+    if (st.st_nlink > 1)
+      return fail(err, errlen, "%s/%s has %ld hard links: replacing it by rename would split them; "
+                  "remove the other links or write elsewhere", d->path, name, (long)st.st_nlink);
+    if ((st.st_mode & 0222) == 0) /* by its mode: root could write it, but its owner said no */
+      return fail(err, errlen, "%s/%s is read-only (mode %04o): kforge does not replace it", d->path, name,
+                  (unsigned)(st.st_mode & 07777));
+    mode = st.st_mode & 07777;
     snprintf(x->bak, sizeof x->bak, BAK_PREFIX "%ld.%d", (long)getpid(), t->nfiles);
   } else if (errno != ENOENT) {
     return fail(err, errlen, "%s/%s: %s", d->path, name, strerror(errno));
+  } else {
+    mode_t um = umask(0);
+    umask(um);
+    mode = 0666 & ~um;
   }
-  int fd = openat(d->fd, x->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (stage_name(t, dir, x->tmp, err, errlen) != 0) return -1;
+  /* created 0600, then given the old file's mode (a new file's: 0666 & ~umask) */
+  int fd = openat(d->fd, x->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return fail(err, errlen, "cannot create a file in %s: %s", d->path, strerror(errno));
   t->nfiles++; /* from here on its temporary is ours to remove */
+  /* its owner too where this process may give it (root; a user for a group it is in) */
+  if (old && (st.st_uid != geteuid() || st.st_gid != getegid()) && fchown(fd, st.st_uid, st.st_gid) != 0 &&
+      fchown(fd, (uid_t)-1, st.st_gid) != 0) {
+    /* not permitted: the new file is this process's, with the old one's mode */
+  }
+  if (fchmod(fd, mode) != 0) {
+    close(fd);
+    return fail(err, errlen, "%s/%s: cannot set mode %04o: %s", d->path, name, (unsigned)mode, strerror(errno));
+  }
   FILE *f = fdopen(fd, "wb");
   if (!f) {
     close(fd);
@@ -584,8 +664,8 @@ int txn_commit(txn *t, char *err, size_t errlen) {
   snprintf(id, sizeof id, "%ld.%lld.%09ld", (long)getpid(), (long long)ts.tv_sec, (long)ts.tv_nsec);
 
   for (int d = 0; d < t->ndirs; d++)
-    if (used[d] && d != p && write_journal(t, d, id, err, errlen) != 0) goto undo;
-  if (write_journal(t, p, id, err, errlen) != 0) goto undo;
+    if (used[d] && d != p && write_journal(t, d, id, 0, err, errlen) != 0) goto undo;
+  if (write_journal(t, p, id, 0, err, errlen) != 0) goto undo;
   for (int i = 0; i < t->nfiles; i++) {
     tfile *x = &t->files[i];
     int fd = t->dirs[x->dir].fd;
@@ -613,16 +693,15 @@ int txn_commit(txn *t, char *err, size_t errlen) {
       fail(err, errlen, "cannot sync directory %s: %s", t->dirs[d].path, strerror(errno));
       goto undo;
     }
-  if (unlinkat(t->dirs[p].fd, JOURNAL, 0) != 0) { /* the commit point */
-    fail(err, errlen, "cannot remove %s/" JOURNAL ": %s", t->dirs[p].path, strerror(errno));
-    goto undo;
-  }
+  /* The commit point: the primary journal becomes "done" (renamed over),
+     so that a run killed while removing the backups leaves them named. */
+  if (write_journal(t, p, id, 1, err, errlen) != 0) goto undo;
   t->committed = 1;
-  sync_dir(t->dirs[p].fd);
-  for (int d = 0; d < t->ndirs; d++)
-    if (used[d] && d != p) unlinkat(t->dirs[d].fd, JOURNAL, 0);
   for (int i = 0; i < t->nfiles; i++)
     if (t->files[i].bak[0]) unlinkat(t->dirs[t->files[i].dir].fd, t->files[i].bak, 0);
+  for (int d = 0; d < t->ndirs; d++)
+    if (used[d] && d != p) unlinkat(t->dirs[d].fd, JOURNAL, 0);
+  unlinkat(t->dirs[p].fd, JOURNAL, 0);
   return 0;
 undo:
   if (undo(t, used) != 0) {
@@ -640,6 +719,7 @@ void txn_free(txn *t) {
     tdir *d = &t->dirs[i];
     struct stat st;
     if (d->fd < 0) continue;
+    if (d->staged) unlinkat(d->fd, JOURNAL, 0); /* its temporaries are gone */
     if (d->created && !t->committed && stat(d->path, &st) == 0 && st.st_dev == d->dev && st.st_ino == d->ino)
       rmdir(d->path); /* only if empty */
     close(d->fd);     /* and unlocked */

@@ -16,6 +16,11 @@
 ** with a one-line message in err. After a failure, txn_free is all that is
 ** left to call.
 **
+** A destination that is a symbolic link, has other hard links, is not a
+** regular file or is read-only (no write bit) is refused (a rename would not keep it);
+** a replaced file keeps its mode (and its owner and group where the process
+** may set them).
+**
 ** Guarantees. txn_lock takes an exclusive flock on each directory itself (no
 ** lock file), in (st_dev, st_ino) order, printing "kforge: waiting for
 ** another kforge run writing to DIR" on stderr when another process holds
@@ -24,8 +29,8 @@
 ** (.kforge-journal) in each directory it touches, keeps each old file as a
 ** hard link (.kforge-bak.PID.N; renamed aside where links are refused),
 ** renames the temporaries (.kforge-tmp.PID.N) over the destinations, fsyncs
-** the directories and then removes the journals: the removal of the first
-** directory's journal is the commit point. On any failure the old files are
+** the directories, marks the first directory's journal "done" (the commit
+** point), removes the backups and then the journals. On any failure the old files are
 ** put back. If the process dies mid-commit (kill -9, power loss), the next
 ** txn_lock of any of those directories rolls the torn commit back from the
 ** journals before anything else. Catchable signals (SIGINT, SIGTERM, ...)
@@ -59,7 +64,8 @@ txn *txn_new(void); /* NULL when out of memory */
 int txn_dir(txn *t, const char *path, int create, char *err, size_t errlen);
 
 /* Locks every directory, rolls back any interrupted earlier commit found in
-   them and removes stray temporaries and backups. */
+   them, and removes the temporaries and backups an interrupted run's
+   journal names (never other files). */
 int txn_lock(txn *t, char *err, size_t errlen);
 
 /* The open directory (for openat), after txn_lock. */

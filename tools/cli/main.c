@@ -152,6 +152,7 @@ typedef struct run {
   int nin, nout;
   const char *files[MAX_IO];
   npy_array in[MAX_IO];
+  npy_file *open_in[MAX_IO];      /* inputs whose data is not read yet */
   void *out[MAX_IO];
   void *scratch;
   const char *kv[MAX_ATTRS];      /* the --attr NAME=VALUE texts, for --record */
@@ -162,6 +163,7 @@ typedef struct run {
 static void run_free(run *r) {
   for (int i = 0; i < MAX_IO; i++) {
     npy_free(&r->in[i]);
+    npy_close(r->open_in[i]);
     free(r->out[i]);
   }
   free(r->scratch);
@@ -215,7 +217,13 @@ static int parse_run_args(int argc, char **argv, run *r, kf_attrs *attrs, const 
     } else if (strcmp(a, "--record") == 0 || strcmp(a, "--record-name") == 0) {
       const char *v = i + 1 < argc ? argv[++i] : NULL;
       if (!v || !*v) return error_line(EXIT_USAGE, "%s needs a value", a);
-      if (a[8] == '-') r->record_name = v; else r->record = v;
+      if (a[8] == '-') {
+        char err[160];
+        if (record_check_name(v, err, sizeof err) != 0) return error_line(EXIT_USAGE, "%s", err);
+        r->record_name = v;
+      } else {
+        r->record = v;
+      }
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(USAGE, stdout);
       return finish_stdout() ? 1 : -1; /* -1: done, exit 0 */
@@ -249,12 +257,16 @@ static int parse_run_args(int argc, char **argv, run *r, kf_attrs *attrs, const 
   return 0;
 }
 
-/* Reads the inputs (TF order) and builds their descriptors. */
+/* Reads the inputs' headers (TF order) and builds their descriptors; reads
+   the data of the int32 inputs only (read at plan time, such as
+   input_sizes): the rest is read by read_inputs once the plan has checked
+   every shape, so that a header declaring a shape the op refuses (say 2^31
+   elements of the wrong rank, from a pipe) is refused before its data. */
 static int load_inputs(run *r, const kf_attrs *attrs, kf_tensor_desc *desc) {
   char err[1024];
   for (int k = 0; k < r->nin; k++) {
     const char *name = kf_op_input_name(r->op, k);
-    if (npy_read(r->files[k], &r->in[k], err, sizeof err) != 0)
+    if (npy_open(r->files[k], &r->in[k], &r->open_in[k], err, sizeof err) != 0)
       return error_line(1, "input '%s': %s", name, err);
     const npy_array *a = &r->in[k];
     kf_tensor_desc *d = &desc[k];
@@ -277,7 +289,25 @@ static int load_inputs(run *r, const kf_attrs *attrs, kf_tensor_desc *desc) {
     d->rank = a->rank;
     for (int i = 0; i < a->rank; i++) d->dims[i] = a->dims[i];
     /* int32 inputs (input_sizes) are read while planning: hand over their values. */
-    d->host_data = d->dtype == KF_INT32 ? a->data : NULL;
+    if (d->dtype == KF_INT32) {
+      npy_file *nf = r->open_in[k];
+      r->open_in[k] = NULL;
+      if (npy_read_data(nf, &r->in[k], err, sizeof err) != 0) return error_line(1, "input '%s': %s", name, err);
+      d->host_data = r->in[k].data;
+    }
+  }
+  return 0;
+}
+
+/* Reads the data load_inputs left for after planning. */
+static int read_inputs(run *r) {
+  char err[1024];
+  for (int k = 0; k < r->nin; k++) {
+    npy_file *nf = r->open_in[k];
+    if (!nf) continue;
+    r->open_in[k] = NULL;
+    if (npy_read_data(nf, &r->in[k], err, sizeof err) != 0)
+      return error_line(1, "input '%s': %s", kf_op_input_name(r->op, k), err);
   }
   return 0;
 }
@@ -386,6 +416,7 @@ static int cmd_run(int argc, char **argv) {
     rc = error_line(1, "%s", kf_message(st, &err));
     goto done;
   }
+  if ((rc = read_inputs(r)) != 0) goto done;
   r->nout = kf_plan_num_outputs(&plan);
   if (r->nout != kf_op_num_outputs(r->op) || r->nout > MAX_IO) {
     rc = error_line(1, "internal: plan has %d outputs, %s has %d", r->nout, kf_op_name(r->op),

@@ -329,19 +329,44 @@ void npy_free(npy_array *a) {
   memset(a, 0, sizeof *a);
 }
 
-int npy_read(const char *path, npy_array *out, char *err, size_t errlen) {
+struct npy_file {
+  FILE *f;
+  const char *path;
+  int regular;
+  uint64_t size;           /* a regular file's size */
+  size_t data_off;         /* where the data starts */
+  unsigned char extra[12]; /* data bytes read with the prefix */
+  size_t nextra;
+};
+
+void npy_close(npy_file *nf) {
+  if (!nf) return;
+  if (nf->f) fclose(nf->f);
+  free(nf);
+}
+
+int npy_open(const char *path, npy_array *out, npy_file **file, char *err, size_t errlen) {
   npy_array a;
   memset(&a, 0, sizeof a);
   memset(out, 0, sizeof *out);
+  *file = NULL;
   if (!host_is_little_endian()) return fail(err, errlen, path, "big-endian hosts are not supported");
-  FILE *f = fopen(path, "rb");
-  if (!f) return fail(err, errlen, path, "cannot open: %s", strerror(errno));
+  npy_file *nf = calloc(1, sizeof *nf);
+  if (!nf) return fail(err, errlen, path, "out of memory");
+  nf->path = path;
+  nf->f = fopen(path, "rb");
+  if (!nf->f) {
+    fail(err, errlen, path, "cannot open: %s", strerror(errno));
+    free(nf);
+    return -1;
+  }
+  FILE *f = nf->f;
   char *hdr = NULL;
   int rc = -1;
   struct stat st;
-  int regular = 0;
-  if (fstat(fileno(f), &st) == 0) regular = S_ISREG(st.st_mode);
+  if (fstat(fileno(f), &st) == 0) nf->regular = S_ISREG(st.st_mode);
   else memset(&st, 0, sizeof st);
+  nf->size = nf->regular && st.st_size >= 0 ? (uint64_t)st.st_size : 0;
   if (S_ISDIR(st.st_mode)) {
     fail(err, errlen, path, "is a directory, not a .npy file");
     goto done;
@@ -400,31 +425,50 @@ int npy_read(const char *path, npy_array *out, char *err, size_t errlen) {
   if (parse_header(path, hdr, hlen, &a, err, errlen) != 0) goto done;
   /* data bytes read with pre (only when the header is shorter than 2 bytes,
      which parse_header rejects, so none in practice) */
+  nf->nextra = n - (8 + ls) - have;
+  memcpy(nf->extra, pre + 8 + ls + have, nf->nextra);
+  nf->data_off = 8 + ls + hlen;
+  *out = a;
+  *file = nf;
+  nf = NULL;
+  rc = 0;
+done:
+  free(hdr);
+  npy_close(nf);
+  return rc;
+}
+
+int npy_read_data(npy_file *nf, npy_array *out, char *err, size_t errlen) {
+  npy_array a = *out;
+  const char *path = nf->path;
+  FILE *f = nf->f;
+  int rc = -1;
+  size_t got;
+  a.buf_ = NULL;
+  a.data = NULL;
   /* A header may promise far more data than the file holds: check a
      regular file's size before allocating, so a few bytes cannot make us
      allocate gigabytes. (Other files are read in growing chunks below.) */
-  size_t data_off = 8 + ls + hlen;
-  if (regular && st.st_size >= 0) {
-    uint64_t fsize = (uint64_t)st.st_size, left = fsize > data_off ? fsize - data_off : 0;
+  if (nf->regular) {
+    uint64_t left = nf->size > nf->data_off ? nf->size - nf->data_off : 0;
     if (left < a.nbytes) {
       fail(err, errlen, path, "truncated data (shape needs %zu bytes, file has %zu)", a.nbytes,
            (size_t)left);
       goto done;
     }
   }
-  size_t cap = regular || a.nbytes <= ((size_t)1 << 20) ? a.nbytes : ((size_t)1 << 20);
+  size_t cap = nf->regular || a.nbytes <= ((size_t)1 << 20) ? a.nbytes : ((size_t)1 << 20);
   a.buf_ = malloc(cap ? cap : 1);
   if (!a.buf_) {
     fail(err, errlen, path, "out of memory for %zu bytes of data", a.nbytes);
     goto done;
   }
-  size_t extra = n - (8 + ls) - have;
-  if (extra > a.nbytes) {
+  if (nf->nextra > a.nbytes) {
     fail(err, errlen, path, "trailing garbage after the array data");
     goto done;
   }
-  memcpy(a.buf_, pre + 8 + ls + have, extra);
-  got = extra;
+  memcpy(a.buf_, nf->extra, nf->nextra);
+  got = nf->nextra;
   while (got < a.nbytes) {
     if (got == cap) { /* grow (non-regular files only) */
       size_t ncap = cap > a.nbytes / 2 ? a.nbytes : cap * 2;
@@ -463,9 +507,15 @@ int npy_read(const char *path, npy_array *out, char *err, size_t errlen) {
   rc = 0;
 done:
   free(a.buf_);
-  free(hdr);
-  fclose(f);
+  if (rc != 0) memset(out, 0, sizeof *out);
+  npy_close(nf);
   return rc;
+}
+
+int npy_read(const char *path, npy_array *out, char *err, size_t errlen) {
+  npy_file *nf;
+  if (npy_open(path, out, &nf, err, errlen) != 0) return -1;
+  return npy_read_data(nf, out, err, errlen);
 }
 
 /* The same checks and messages as npy_read, on bytes in memory. */

@@ -46,6 +46,16 @@ const char *npy_dtype_descr(npy_dtype t); /* "<f4", "|u1", ... */
 /* Reads and validates a whole .npy file. Returns 0 on success; otherwise -1
    with a one-line message (naming the file) in err and *out zeroed. */
 int npy_read(const char *path, npy_array *out, char *err, size_t errlen);
+/* The same in two steps, so that a caller can check the shape before any
+   data is read (a header may declare gigabytes, and a pipe cannot be
+   sized): npy_open reads and validates the header (out gets dtype, rank,
+   dims, count and nbytes; no data); npy_read_data then reads the data into
+   out (or fails, out zeroed) and closes the file. npy_close closes a file
+   whose data is not wanted. Both return 0 or -1 with a message in err. */
+typedef struct npy_file npy_file;
+int npy_open(const char *path, npy_array *out, npy_file **file, char *err, size_t errlen);
+int npy_read_data(npy_file *file, npy_array *out, char *err, size_t errlen);
+void npy_close(npy_file *file);
 /* Same, on bytes already in memory (name is used in messages). */
 int npy_parse(const char *name, const unsigned char *bytes, size_t size, npy_array *out,
               char *err, size_t errlen);

@@ -13,6 +13,12 @@
 #include "kforge.h"
 #include "npy.h"
 
+/* The longest --record-name (bytes); a longer one is refused, as is one
+   holding a control character. */
+#define RECORD_MAX_NAME 256
+/* 0, or -1 with a message in err when name is no valid --record-name. */
+int record_check_name(const char *name, char *err, size_t errlen);
+
 /* The new manifest text: old (oldlen bytes; NULL: a new manifest, named after
    path) plus this call's instance. kv: the --attr NAME=VALUE texts given; T:
    the op's dtype as planned. Returns 0 with *text (free it) and *textlen, or

@@ -118,11 +118,18 @@ def _attr_str(v):
     return v.decode() if isinstance(v, bytes) else v
 
 
+def _in_xla():
+    """True while tracing inside an XLA cluster (tf.function(jit_compile=True)): the Kforge ops
+    have no XLA kernels, so TF's gradient is built there."""
+    from tensorflow.python.framework import ops as tf_ops
+    from tensorflow.python.ops import control_flow_util
+    return control_flow_util.GraphOrParentsInXlaContext(tf_ops.get_default_graph())
+
+
 def _on_cpu(op):
     """True when the forward op runs on the CPU (where kforge's kernels are), outside XLA."""
     import tensorflow as tf
-    from . import keras3
-    if keras3.in_xla():                        # jit_compile: custom ops have no XLA kernel
+    if _in_xla():
         return False
     dev = getattr(op, "device", None)          # a graph Operation
     if dev is None:                            # eager: backprop's _MockOp has no device

@@ -30,14 +30,17 @@
 ** Threads: TF's C kernel API does not expose the intra-op thread pool to
 ** kernels (tensorflow/c/kernels.h has no thread-pool or parallel-for entry
 ** point), so kernels run on kforge's pool (kfpy_pool), created on first use
-** with kforge_tf_set_threads()'s count (kforge.tf.load() passes TF's
-** intra-op setting), else $KFORGE_TF_THREADS, else the number of online
-** CPUs (TF's default for intra-op 0).
+** with $KFORGE_TF_THREADS when set (an invalid value fails the op with a
+** clear error), else kforge_tf_set_threads()'s count (kforge.tf.load()
+** passes TF's intra-op setting when the variable is unset), else the
+** number of online CPUs (TF's default for intra-op 0).
 */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,31 +72,50 @@ static int g_pool_made = 0;
 static kfpy_pool *g_pool = NULL; /* NULL with g_pool_made: run on the calling thread */
 static int g_pool_threads = 1;
 
+/* $KFORGE_TF_THREADS when set (it wins over TF's intra-op setting, which
+   kforge.tf.load() passes through kforge_tf_set_threads only when the
+   variable is unset), else the online CPUs; -1 when the variable is not an
+   integer from 1 to KFPY_POOL_MAX_THREADS. */
 static int default_threads(void) {
   const char *e = getenv("KFORGE_TF_THREADS");
   long n;
   if (e && *e) {
     char *end;
+    errno = 0;
     n = strtol(e, &end, 10);
-    if (*end == 0 && n > 0 && n <= 4096) return (int)n;
+    while (*end == ' ' || *end == '\t') end++;
+    if (end == e || *end || errno || n < 1 || n > KFPY_POOL_MAX_THREADS) return -1;
+    return (int)n;
   }
   n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 && n <= 4096 ? (int)n : 1;
+  return n > 0 && n <= KFPY_POOL_MAX_THREADS ? (int)n : 1;
 }
 
-/* The kf_threads plans run on (NULL: the calling thread); made once. */
-static const kf_threads *pool_threads(void) {
-  const kf_threads *t;
+/* The kf_threads plans run on (NULL: the calling thread); made once.
+   0 when $KFORGE_TF_THREADS is invalid (st says why). */
+static int pool_threads(const kf_threads **t, TF_Status *st) {
+  int good = 1;
   pthread_mutex_lock(&g_pool_mu);
   if (!g_pool_made) {
-    int n = g_pool_requested > 0 ? g_pool_requested : default_threads();
-    g_pool = n > 1 ? kfpy_pool_create(n) : NULL;
-    g_pool_threads = g_pool ? kfpy_pool_num_threads(g_pool) : 1;
-    g_pool_made = 1;
+    const char *e = getenv("KFORGE_TF_THREADS");
+    int n = (e && *e) || g_pool_requested < 1 ? default_threads() : g_pool_requested;
+    if (n < 1) {
+      good = 0;
+    } else {
+      g_pool = n > 1 ? kfpy_pool_create(n) : NULL;
+      g_pool_threads = g_pool ? kfpy_pool_num_threads(g_pool) : 1;
+      g_pool_made = 1;
+    }
   }
-  t = g_pool ? kfpy_pool_threads(g_pool) : NULL;
+  *t = g_pool ? kfpy_pool_threads(g_pool) : NULL;
   pthread_mutex_unlock(&g_pool_mu);
-  return t;
+  if (!good && st) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "KFORGE_TF_THREADS=\"%.40s\" is not a thread count (an integer from 1 to %d)",
+             getenv("KFORGE_TF_THREADS"), KFPY_POOL_MAX_THREADS);
+    TF_SetStatus(st, TF_INVALID_ARGUMENT, msg);
+  }
+  return good;
 }
 
 /* Sets the pool's thread count (n < 1: all online CPUs). Takes effect only
@@ -104,8 +126,9 @@ KFT_EXPORT int kforge_tf_set_threads(int n) {
   pthread_mutex_lock(&g_pool_mu);
   if (n < 1) {
     long c = sysconf(_SC_NPROCESSORS_ONLN);
-    n = c > 0 && c <= 4096 ? (int)c : 1;
+    n = c > 0 && c <= KFPY_POOL_MAX_THREADS ? (int)c : 1;
   }
+  if (n > KFPY_POOL_MAX_THREADS) n = KFPY_POOL_MAX_THREADS;
   if (!g_pool_made) {
     g_pool_requested = n;
     r = n;
@@ -116,10 +139,12 @@ KFT_EXPORT int kforge_tf_set_threads(int n) {
   return r;
 }
 
-/* The pool's thread count (it is created here if it was not yet). */
+/* The pool's thread count (it is created here if it was not yet); -1 when
+   $KFORGE_TF_THREADS is invalid. */
 KFT_EXPORT int kforge_tf_num_threads(void) {
   int n;
-  (void)pool_threads();
+  const kf_threads *t;
+  if (!pool_threads(&t, NULL)) return -1;
   pthread_mutex_lock(&g_pool_mu);
   n = g_pool_threads;
   pthread_mutex_unlock(&g_pool_mu);
@@ -237,10 +262,12 @@ static int get_string_attr(TF_OpKernelConstruction *ctx, const char *name, char 
 }
 
 /* Reads an int list attr; n gets its length (values past cap are dropped:
-   such a length fails kforge's length rule, which reads only the count). */
+   such a length fails kforge's length rule, which reads only the count).
+   int32_field: TF's kernels read the attr as vector<int32>, whose GetAttr
+   refuses a value outside int32 (checked over the whole list). */
 static int get_int_list(TF_OpKernelConstruction *ctx, const char *name, int64_t *vals, int cap, int *n,
-                        TF_Status *st) {
-  int32_t list_size = 0, total = 0;
+                        int int32_field, TF_Status *st) {
+  int32_t list_size = 0, total = 0, i;
   int64_t *tmp;
   TF_OpKernelConstruction_GetAttrSize(ctx, name, &list_size, &total, st);
   if (TF_GetCode(st) != TF_OK) return 0;
@@ -252,6 +279,14 @@ static int get_int_list(TF_OpKernelConstruction *ctx, const char *name, int64_t 
     return 0;
   }
   TF_OpKernelConstruction_GetAttrInt64List(ctx, name, tmp, list_size, st);
+  for (i = 0; int32_field && TF_GetCode(st) == TF_OK && i < list_size; i++) {
+    if (tmp[i] < INT32_MIN || tmp[i] > INT32_MAX) {
+      char msg[128];
+      snprintf(msg, sizeof msg, "Attr %s has value %lld out of range for an int32 [rule attr.range]", name,
+               (long long)tmp[i]);
+      TF_SetStatus(st, TF_INVALID_ARGUMENT, msg);
+    }
+  }
   if (TF_GetCode(st) == TF_OK) memcpy(vals, tmp, sizeof *tmp * (size_t)(list_size < cap ? list_size : cap));
   free(tmp);
   return TF_GetCode(st) == TF_OK;
@@ -311,7 +346,7 @@ static int read_attr(TF_OpKernelConstruction *ctx, kernel *k, const kfg_tf_attr 
     case KFG_TF_INT_LIST: {
       int64_t v[KFT_MAX_LIST];
       int n, i, cap = a->max < KFT_MAX_LIST ? a->max : KFT_MAX_LIST;
-      if (!get_int_list(ctx, a->name, v, cap, &n, st)) return 0;
+      if (!get_int_list(ctx, a->name, v, cap, &n, a->size > 0 && a->size < sizeof(int64_t), st)) return 0;
       if (!a->size) return 1;
       memcpy((char *)&k->attrs + a->count_offset, &n, sizeof n);
       for (i = 0; i < n && i < cap; i++) store_sized(at + (size_t)i * a->size, a->size, v[i]);
@@ -438,7 +473,7 @@ static void kernel_compute(void *p, TF_OpKernelContext *ctx) {
   if (!hit) {
     kf_plan_options opt;
     memset(&opt, 0, sizeof opt);
-    opt.threads = pool_threads();
+    if (!pool_threads(&opt.threads, st)) goto fail;
     s = kf_plan_op(&plan, k->info->op, &k->attrs, desc, n_in, &opt, &err);
     if (s != KF_OK) {
       set_kf_error(st, s, &err);
