@@ -223,7 +223,7 @@ static void api_misuse(void) {
   kf_attrs a;
   kf_plan p, bad;
   kf_error e;
-  float buf[64] = { 0 }, scratch[64];
+  float buf[64] = { 0 }, scratch[256];
   const void *ins[5] = { buf, buf, buf, buf, buf };
   void *outs[5] = { buf, buf, buf, NULL, NULL };
   kf_attrs_init(V2, &a);
