@@ -31,7 +31,8 @@ typedef struct kfg_bngrad_f16_nhwc_train__mve_ctx {
    plan's caches fix it, so the partition, and with it every sum, never
    depends on the thread count. */
 static int64_t kfg_bngrad_f16_nhwc_train__mve_task(const kfi_bngrad_args *a) {
-  const int64_t e = a->cache.l2 / 8;
+  const int64_t e = KFI_L2_DEFAULT / 8;
+  (void)a;
   return e < 4096 ? 4096 : e;
 }
 
@@ -50,14 +51,15 @@ static int kfg_bngrad_f16_nhwc_train__mve_blocks(const kfi_bngrad_args *a, int64
   return 0;
 }
 
-/* Scratch floats: coefficients [5][C + KV_W] (padded: pass 2 over rows
-   reads them across a row's end), the partial sums, then (a sweep with
+/* Scratch floats: coefficients [5][C + PAD] (padded: pass 2 over rows
+   reads a vector across a row's end), the partial sums, then (a sweep with
    blocks) the tasks' block sums. */
+#define kfg_bngrad_f16_nhwc_train__mve_PAD 0 /* its pass 2 walks channel vectors, rows inside */
 static size_t kfg_bngrad_f16_nhwc_train__mve_scratch_floats(const kfi_bngrad_args *a) {
   const int64_t C = a->c;
   {
     const int64_t M = a->n * a->s, rpt = kfg_bngrad_f16_nhwc_train__mve_rpt(a, C), ntask = (M + rpt - 1) / rpt;
-    return (size_t)(5 * (C + KV_W) + 3 * C * ntask * (kfg_bngrad_f16_nhwc_train__mve_blocks(a, rpt) ? 2 : 1));
+    return (size_t)(5 * (C + kfg_bngrad_f16_nhwc_train__mve_PAD) + 3 * C * ntask * (kfg_bngrad_f16_nhwc_train__mve_blocks(a, rpt) ? 2 : 1));
   }
 }
 
@@ -123,7 +125,9 @@ static void kfg_bngrad_f16_nhwc_train__mve_rows_p1(void *ctx, size_t i) {
      rule, L1_ELEMS = 0: an eighth of the L1d, so that the sub-block's dy and
      x rows fill at most its half at f32: 4096 on a 32 KiB L1d, the value
      tuned on Zen 3): the channel tiles after the first find them in L1 */
-  const int64_t rb0 = t->a->cache.l1d / 8 / C;
+  const kfi_bngrad_args *a = t->a;
+  const int64_t rb0 = KFI_L1D_DEFAULT / 8 / C;
+  (void)a;
   const int64_t rb = rb0 < 1 ? 1 : rb0 > 256 ? 256 : rb0;
   int64_t b0, c;
   for (b0 = r0; b0 < r1; b0 += rb) {
@@ -169,7 +173,7 @@ void kfg_bngrad_f16_nhwc_train__mve(const void *args, const kfi_par *par) {
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
   const int64_t C = a->c, M = a->n * a->s;
   float *coef = (float *)a->scratch;
-  const int64_t CS = C + KV_W; /* padded coefficient arrays */
+  const int64_t CS = C + kfg_bngrad_f16_nhwc_train__mve_PAD; /* padded coefficient arrays */
   float *k = coef, *k1 = coef + CS, *dym = coef + 2 * CS, *k2 = coef + 3 * CS, *mx = coef + 4 * CS;
   /* small problems run on the calling thread: same tasks, same bits */
   const kfi_par *pp = M * C >= 262144 ? par : NULL;
@@ -235,11 +239,8 @@ void kfg_bngrad_f16_nhwc_train__mve(const void *args, const kfi_par *par) {
     k2[c] = (k[c] * k[c]) * (sum[1] / (float)M);
   }
 
-  /* the coefficients past C: the first channels again */
-  for (c = 0; c < CS; c++) {
-    mx[c] = a->mean[c % C];
-    if (c >= C) k1[c] = k1[c % C], dym[c] = dym[c % C], k2[c] = k2[c % C];
-  }
+  t.mx = a->mean;
+  (void)mx;
   /* Pass 2: x_backprop. Rows run from dy's first vector boundary on (a run
      per task: aligned stores where dx shares dy's offset from a boundary);
      planes peel where they hold at least two vectors. Where the stores are

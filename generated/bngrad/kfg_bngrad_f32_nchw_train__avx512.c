@@ -38,6 +38,7 @@ typedef struct kfg_bngrad_f32_nchw_train__avx512_ctx {
    depends on the thread count. */
 static int64_t kfg_bngrad_f32_nchw_train__avx512_task(const kfi_bngrad_args *a) {
   const int64_t e = a->cache.l2 / 8;
+  (void)a;
   return e < 4096 ? 4096 : e;
 }
 
@@ -66,15 +67,16 @@ static int kfg_bngrad_f32_nchw_train__avx512_blocks(const kfi_bngrad_args *a, in
   return kfg_bngrad_f32_nchw_train__avx512_sweeps(a) && rpt > 256;
 }
 
-/* Scratch floats: coefficients [5][C + KV_W] (padded: pass 2 over rows
-   reads them across a row's end), the partial sums, then (a sweep with
+/* Scratch floats: coefficients [5][C + PAD] (padded: pass 2 over rows
+   reads a vector across a row's end), the partial sums, then (a sweep with
    blocks) the tasks' block sums. */
+#define kfg_bngrad_f32_nchw_train__avx512_PAD (KV_W - 1)
 static size_t kfg_bngrad_f32_nchw_train__avx512_scratch_floats(const kfi_bngrad_args *a) {
   const int64_t C = a->c;
-  if (a->s > 1) return (size_t)(5 * (C + KV_W) + 3 * a->n * C);
+  if (a->s > 1) return (size_t)(5 * (C + kfg_bngrad_f32_nchw_train__avx512_PAD) + 3 * a->n * C);
   {
     const int64_t M = a->n * a->s, rpt = kfg_bngrad_f32_nchw_train__avx512_rpt(a, C), ntask = (M + rpt - 1) / rpt;
-    return (size_t)(5 * (C + KV_W) + 3 * C * ntask * (kfg_bngrad_f32_nchw_train__avx512_blocks(a, rpt) ? 2 : 1));
+    return (size_t)(5 * (C + kfg_bngrad_f32_nchw_train__avx512_PAD) + 3 * C * ntask * (kfg_bngrad_f32_nchw_train__avx512_blocks(a, rpt) ? 2 : 1));
   }
 }
 
@@ -267,7 +269,9 @@ static void kfg_bngrad_f32_nchw_train__avx512_rows_p1(void *ctx, size_t i) {
      rule, L1_ELEMS = 0: an eighth of the L1d, so that the sub-block's dy and
      x rows fill at most its half at f32: 4096 on a 32 KiB L1d, the value
      tuned on Zen 3): the channel tiles after the first find them in L1 */
-  const int64_t rb0 = t->a->cache.l1d / 8 / C;
+  const kfi_bngrad_args *a = t->a;
+  const int64_t rb0 = a->cache.l1d / 8 / C;
+  (void)a;
   const int64_t rb = rb0 < 1 ? 1 : rb0 > 256 ? 256 : rb0;
   int64_t b0, c;
   if (t->sweep) { /* blocks of BLOCK rows: the first into ps, the others added to it */
@@ -304,7 +308,7 @@ static void kfg_bngrad_f32_nchw_train__avx512_rows_p1(void *ctx, size_t i) {
    whatever C is; else the loads stay whole and the stores split (on Zen 5
    two split loads per vector cost more than one split store). A vector at
    channel c reads its coefficients at c of arrays padded past C with their
-   first channels again (mx, k1, dym, k2: [C + KV_W]). Only the run's head
+   first channels again (mx, k1, dym, k2: [C + KV_W - 1]). Only the run's head
    before the boundary and its tail are partial (masked moves: twice a task,
    not twice a row; AVX-512 masked stores cost more than the split stores
    they would save on Zen 5). */
@@ -473,7 +477,7 @@ void kfg_bngrad_f32_nchw_train__avx512(const void *args, const kfi_par *par) {
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
   const int64_t C = a->c, M = a->n * a->s;
   float *coef = (float *)a->scratch;
-  const int64_t CS = C + KV_W; /* padded coefficient arrays */
+  const int64_t CS = C + kfg_bngrad_f32_nchw_train__avx512_PAD; /* padded coefficient arrays */
   float *k = coef, *k1 = coef + CS, *dym = coef + 2 * CS, *k2 = coef + 3 * CS, *mx = coef + 4 * CS;
   /* small problems run on the calling thread: same tasks, same bits */
   const kfi_par *pp = M * C >= 262144 ? par : NULL;
@@ -545,7 +549,7 @@ void kfg_bngrad_f32_nchw_train__avx512(const void *args, const kfi_par *par) {
     k2[c] = (k[c] * k[c]) * (sum[1] / (float)M);
   }
 
-  /* the coefficients past C: the first channels again */
+  /* the mean, then the coefficients past C: the first channels again */
   for (c = 0; c < CS; c++) {
     mx[c] = a->mean[c % C];
     if (c >= C) k1[c] = k1[c % C], dym[c] = dym[c % C], k2[c] = k2[c % C];

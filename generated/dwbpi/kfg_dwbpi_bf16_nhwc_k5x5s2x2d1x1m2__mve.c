@@ -1613,7 +1613,7 @@ void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__mve(const void *args, const kfi_par *pa
      count): ~TASK outputs a task, by the cache rule (TASK = 0) a 32nd of the
      L2 (a task's dx and the dy rows it reads stay in L2 while it runs:
      16384 on a 512 KiB L2, the value tuned on Zen 3) */
-  x.rb = (a->cache.l2 / 32 > 4096 ? a->cache.l2 / 32 : 4096) / wc;
+  x.rb = (KFI_L2_DEFAULT / 32 > 4096 ? KFI_L2_DEFAULT / 32 : 4096) / wc;
   if (x.rb < 1) x.rb = 1;
   if (x.rb > a->h) x.rb = a->h;
   x.nrb = (a->h + x.rb - 1) / x.rb;
@@ -1637,7 +1637,7 @@ void kfg_dwbpi_bf16_nhwc_k5x5s2x2d1x1m2__mve(const void *args, const kfi_par *pa
      the cache rule (L1B = 0) half the L2: chunks sized to the L1d did not
      pay on Zen 3 (the tuner kept none), the blocks' shared dy columns are
      found in L2. */
-  x.cc = a->cache.l2 / 2 / 176 / 32 * 32;
+  x.cc = KFI_L2_DEFAULT / 2 / 176 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
   x.x0[0] = ((-PL) % 2 + 2) % 2;
   x.n[0] = x.x0[0] < W ? (W - x.x0[0] + 1) / 2 : 0;
