@@ -10,7 +10,8 @@
 ** (oneDNN, PyTorch) are timed in the same process / same run.
 **
 ** Timing rules (docs/performance.md, "Timing rules"):
-**  - every buffer comes from bench_alloc(): 64-byte aligned and first-touched
+**  - every buffer comes from bench_alloc(): on a 4 KiB boundary, or --offset
+**    bytes past one (16: where numpy and malloc put large blocks), first-touched
 **    (page faults cost ~10 us per 4 KiB page on these VMs), so no timed call
 **    ever faults;
 **  - bench_time() runs ctx->warmup untimed calls, then ctx->reps timed calls

@@ -5,7 +5,7 @@
 ** oneDNN (same process) and PyTorch (bench/bench_torch.py's results file).
 **
 **   build/bench/kforge_bench [--reps N] [--warmup N] [--filter TEXT]
-**                            [--torch FILE] [--no-stream]
+**                            [--torch FILE] [--no-stream] [--offset BYTES]
 */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -40,19 +40,27 @@ double bench_now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+/* Bytes past a 4 KiB boundary where the cases' buffers start (--offset):
+   0 or 64 as TensorFlow's allocator gives them, 16 as numpy and malloc
+   give large blocks. The bandwidth arrays are allocated before it is set. */
+static size_t alloc_off;
+
 void *bench_alloc(size_t bytes) {
   void *p = NULL;
   if (bytes == 0) bytes = 64;
   bytes = (bytes + 63) & ~(size_t)63;
-  if (posix_memalign(&p, 4096, bytes) != 0 || !p) {
+  if (posix_memalign(&p, 4096, bytes + alloc_off) != 0 || !p) {
     fprintf(stderr, "bench: out of memory (%zu bytes)\n", bytes);
     exit(1);
   }
-  memset(p, 0, bytes); /* first touch: no page fault inside a timed call */
-  return p;
+  memset(p, 0, bytes + alloc_off); /* first touch: no page fault inside a timed call */
+  return (char *)p + alloc_off;
 }
 
-void bench_free(void *p) { free(p); }
+/* the block starts at the 4 KiB boundary below p (offsets are below 4096) */
+void bench_free(void *p) {
+  if (p) free((char *)p - (uintptr_t)p % 4096);
+}
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -264,6 +272,7 @@ int main(int argc, char **argv) {
   pthreadpool_t pool;
   const char *torch = "build/bench/torch_results.txt";
   int i, do_stream = 1;
+  long off = 0;
   memset(&ctx, 0, sizeof ctx);
   ctx.reps = 21;
   ctx.warmup = 5;
@@ -274,8 +283,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--filter") && i + 1 < argc) ctx.filter = argv[++i];
     else if (!strcmp(argv[i], "--torch") && i + 1 < argc) torch = argv[++i];
     else if (!strcmp(argv[i], "--no-stream")) do_stream = 0;
+    else if (!strcmp(argv[i], "--offset") && i + 1 < argc && (off = atol(argv[++i])) >= 0 && off < 4096 && off % 16 == 0) {}
     else {
-      fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--filter TEXT] [--torch FILE] [--no-stream]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--reps N] [--warmup N] [--filter TEXT] [--torch FILE] [--no-stream] "
+                      "[--offset BYTES]\n  --offset: the cases' buffers this many bytes past a 4 KiB boundary, "
+                      "a multiple of 16 below 4096 (default 0; numpy and malloc give 16)\n", argv[0]);
       return 2;
     }
   }
@@ -305,12 +317,12 @@ int main(int argc, char **argv) {
     }
     if (f) fclose(f);
     bench_printf(&ctx, "kforge bench: %s (family %d), %d CPUs, last-level cache %lld KiB, kforge ISAs %s%s%s%s, "
-                 "oneDNN %d.%d.%d%s%s, %d timed calls (median) after %d warm-ups\n",
+                 "oneDNN %d.%d.%d%s%s, %d timed calls (median) after %d warm-ups, buffers %ld bytes past a 4 KiB boundary\n",
                  model, family, ctx.all_threads, (long long)(kfi_cpu_llc_bytes() >> 10),
                  kf_cpu_isas() & KF_ISA_AVX512 ? "avx512 " : "",
                  kf_cpu_isas() & KF_ISA_AVX2 ? "avx2 " : "", "scalar", isa_env ? " (KFORGE_ISA capped)" : "",
                  v->major, v->minor, v->patch, dnnl_cap ? " capped at " : "", dnnl_cap ? dnnl_cap : "", ctx.reps,
-                 ctx.warmup);
+                 ctx.warmup, off);
   }
   if (do_stream) {
     measure_bandwidth(&ctx, pool);
@@ -322,6 +334,7 @@ int main(int argc, char **argv) {
                  ctx.bw_triadN, ctx.bw_readN, ctx.bw_copyntN);
   }
   read_ext(&ctx, torch);
+  alloc_off = (size_t)off; /* the cases' buffers (the bandwidth arrays above start on the boundary) */
 #define KFG_BENCH(f) bench_##f(&ctx);
 #include "kfg_bench.h"
 #undef KFG_BENCH

@@ -94,7 +94,7 @@ kf_status kfi_plan_bngrad(kfi_plan *p, const kfi_op_def *od, const kf_attrs *a, 
   g->layout = last ? KFI_CHANNELS_LAST : KFI_CHANNELS_FIRST;
   g->training = a->is_training != 0;
   g->epsilon = a->epsilon;
-  g->llc = kfi_cpu_llc_bytes();
+  kfi_cpu_caches(&g->cache);
   if (numel == 0) return KF_OK; /* TF: zero scale/offset gradients, empty x_backprop */
 
   key[KFG_BNGRAD_KEY_T] = (int32_t)T;

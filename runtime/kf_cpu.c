@@ -1,6 +1,6 @@
 /*
-** kf_cpu.c -- which ISAs this CPU and OS support, and its last-level cache
-** size. Computed on every call (a few cpuid instructions, only at plan
+** kf_cpu.c -- which ISAs this CPU and OS support, and its L1 data, L2
+** and last-level cache sizes. Computed on every call (a few cpuid instructions, only at plan
 ** time), so there is no cached global state and nothing to initialise or
 ** lock.
 */
@@ -10,9 +10,11 @@
 
 #include "kfi.h"
 
-/* The largest data or unified cache of the highest level Linux reports for
-   cpu0 (sysfs), or 0: AArch64's source, and the tests' check of cpuid's. */
-int64_t kfi_cpu_llc_sysfs(void) {
+/* Linux's sysfs view of cpu0's data or unified caches, or 0: AArch64's
+   source, and the tests' check of cpuid's. which: KFI_CACHE_L1D or
+   KFI_CACHE_L2 (that level's), KFI_CACHE_LLC (the largest of the highest
+   level). */
+int64_t kfi_cpu_cache_sysfs(int which) {
 #if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
   int64_t best = 0;
   long best_level = 0;
@@ -30,6 +32,7 @@ int64_t kfi_cpu_llc_sysfs(void) {
       if (fgets(buf, sizeof buf, f) && strncmp(buf, "Instruction", 11) == 0) level = 0;
       fclose(f);
     }
+    if (which != KFI_CACHE_LLC && level != (which == KFI_CACHE_L1D ? 1 : 2)) level = 0;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
     if (level > 0 && (f = fopen(path, "r"))) {
       if (fgets(buf, sizeof buf, f)) kb = strtol(buf, NULL, 10); /* "32768K" */
@@ -39,9 +42,12 @@ int64_t kfi_cpu_llc_sysfs(void) {
   }
   return best;
 #else
+  (void)which;
   return 0;
 #endif
 }
+
+int64_t kfi_cpu_llc_sysfs(void) { return kfi_cpu_cache_sysfs(KFI_CACHE_LLC); }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
@@ -72,9 +78,10 @@ static unsigned detect(void) {
   return isas;
 }
 
-/* The largest data or unified cache of the deterministic cache parameters
-   (Intel leaf 4, AMD leaf 0x8000001D: the same layout), or 0. */
-static int64_t cache_leaf(unsigned leaf) {
+/* A data or unified cache of the deterministic cache parameters (Intel
+   leaf 4, AMD leaf 0x8000001D: the same layout), chosen as
+   kfi_cpu_cache_sysfs chooses, or 0. */
+static int64_t cache_leaf(unsigned leaf, int which) {
   int64_t best = 0;
   unsigned i, a, b, c, d, best_level = 0;
   for (i = 0; i < 16; i++) {
@@ -85,6 +92,7 @@ static int64_t cache_leaf(unsigned leaf) {
     if (type == 0) break; /* no more caches */
     if (type == 2) continue; /* instruction cache */
     level = (a >> 5) & 7;
+    if (which != KFI_CACHE_LLC && level != (which == KFI_CACHE_L1D ? 1u : 2u)) continue;
     bytes = (int64_t)((b >> 22) + 1) * (int64_t)(((b >> 12) & 0x3ff) + 1) * (int64_t)((b & 0xfff) + 1) *
             ((int64_t)c + 1);
     if (level > best_level || (level == best_level && bytes > best)) best_level = level, best = bytes;
@@ -92,16 +100,18 @@ static int64_t cache_leaf(unsigned leaf) {
   return best;
 }
 
-static int64_t llc_bytes(void) {
+static int64_t cache_bytes(int which) {
   unsigned a, b, c, d, max_ext;
   if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
-  if (b == 0x756e6547u && a >= 4) return cache_leaf(4); /* "Genu"ineIntel */
+  if (b == 0x756e6547u && a >= 4) return cache_leaf(4, which); /* "Genu"ineIntel */
   max_ext = __get_cpuid_max(0x80000000u, NULL);
   if (max_ext >= 0x8000001du && __get_cpuid(0x80000001u, &a, &b, &c, &d) && ((c >> 22) & 1))
-    return cache_leaf(0x8000001du); /* AMD with topology extensions */
+    return cache_leaf(0x8000001du, which); /* AMD with topology extensions */
+  if (which == KFI_CACHE_L1D) /* older AMD: L1d in KiB */
+    return max_ext >= 0x80000005u && __get_cpuid(0x80000005u, &a, &b, &c, &d) ? (int64_t)(c >> 24) * 1024 : 0;
   if (max_ext >= 0x80000006u && __get_cpuid(0x80000006u, &a, &b, &c, &d)) {
-    if (d >> 18) return (int64_t)(d >> 18) * 512 * 1024; /* L3, 512 KiB units */
-    return (int64_t)(c >> 16) * 1024;                     /* L2, KiB */
+    if (which == KFI_CACHE_LLC && (d >> 18)) return (int64_t)(d >> 18) * 512 * 1024; /* L3, 512 KiB units */
+    return (int64_t)(c >> 16) * 1024;                                              /* L2, KiB */
   }
   return 0;
 }
@@ -109,28 +119,32 @@ static int64_t llc_bytes(void) {
 static unsigned detect(void) { return KF_ISA_SCALAR | KF_ISA_NEON; }
 #if defined(__linux__)
 /* No cache-size instructions for user space: what Linux reports. */
-static int64_t llc_bytes(void) { return kfi_cpu_llc_sysfs(); }
+static int64_t cache_bytes(int which) { return kfi_cpu_cache_sysfs(which); }
 #else
-static int64_t llc_bytes(void) { return 0; }
+static int64_t cache_bytes(int which) { (void)which; return 0; }
 #endif
 #elif defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
 /* M-profile Helium with floating point: fixed by the -mcpu the library is
    built for (no CPUID-like registers to ask at run time). */
 static unsigned detect(void) { return KF_ISA_SCALAR | KF_ISA_MVE; }
-static int64_t llc_bytes(void) { return 0; }
+static int64_t cache_bytes(int which) { (void)which; return 0; }
 #else
 static unsigned detect(void) { return KF_ISA_SCALAR; }
-static int64_t llc_bytes(void) { return 0; }
+static int64_t cache_bytes(int which) { (void)which; return 0; }
 #endif
 
-/* KFORGE_LLC overrides the detected size (a container's share of a host's
-   cache; tests that need either side of a cache-size choice): a byte count
-   with an optional K, M or G (KiB, MiB, GiB; any case, "B"/"iB" allowed),
-   blanks around it ignored. Returns the bytes, 0 when unset or blank, -1
-   when it is no size. */
-static int64_t llc_env(const char **text) {
+/* KFORGE_L1D, KFORGE_L2 and KFORGE_LLC (indexed by KFI_CACHE_*) override
+   the detected sizes (a container's share of a host's cache; tests that
+   simulate another CPU or need either side of a cache-size choice). */
+static const char *const cache_vars[] = { "KFORGE_L1D", "KFORGE_L2", "KFORGE_LLC" };
+static const char *const cache_rules[] = { "env.l1d", "env.l2", "env.llc" };
+
+/* A cache-size variable: a byte count with an optional K, M or G (KiB,
+   MiB, GiB; any case, "B"/"iB" allowed), blanks around it ignored. Returns
+   the bytes, 0 when unset or blank, -1 when it is no size. */
+static int64_t cache_env(int which, const char **text) {
 #if defined(__x86_64__) || defined(__aarch64__)
-  const char *v = getenv("KFORGE_LLC"), *p;
+  const char *v = getenv(cache_vars[which]), *p;
   char *end;
   long long n;
   int64_t unit = 1;
@@ -150,23 +164,38 @@ static int64_t llc_env(const char **text) {
   if (*p || n <= 0 || n > ((int64_t)1 << 40) / unit) return -1;
   return (int64_t)n * unit;
 #else
+  (void)which;
   *text = NULL; /* microcontrollers: no environment */
   return 0;
 #endif
 }
 
-int64_t kfi_cpu_llc_bytes(void) {
+int64_t kfi_cpu_cache_bytes(int which) {
   const char *text;
-  const int64_t e = llc_env(&text);
-  return e > 0 ? e : llc_bytes();
+  const int64_t e = cache_env(which, &text);
+  return e > 0 ? e : cache_bytes(which);
 }
 
-kf_status kfi_check_llc_env(kf_error *err) {
+int64_t kfi_cpu_llc_bytes(void) { return kfi_cpu_cache_bytes(KFI_CACHE_LLC); }
+
+void kfi_cpu_caches(kfi_caches *c) {
+  c->l1d = kfi_cpu_cache_bytes(KFI_CACHE_L1D);
+  c->l2 = kfi_cpu_cache_bytes(KFI_CACHE_L2);
+  c->llc = kfi_cpu_cache_bytes(KFI_CACHE_LLC);
+  if (c->l1d <= 0) c->l1d = KFI_L1D_DEFAULT;
+  if (c->l2 <= 0) c->l2 = KFI_L2_DEFAULT;
+  if (c->llc <= 0) c->llc = KFI_LLC_DEFAULT;
+}
+
+kf_status kfi_check_cache_env(kf_error *err) {
   const char *text;
-  if (llc_env(&text) >= 0) return KF_OK;
-  return kfi_fail(err, KF_INVALID_ARGUMENT, "env.llc",
-                  "KFORGE_LLC=\"%.40s\" is no cache size: use bytes with an optional K, M or G (\"32M\"), or unset it",
-                  text);
+  int w;
+  for (w = KFI_CACHE_L1D; w <= KFI_CACHE_LLC; w++)
+    if (cache_env(w, &text) < 0)
+      return kfi_fail(err, KF_INVALID_ARGUMENT, cache_rules[w],
+                      "%s=\"%.40s\" is no cache size: use bytes with an optional K, M or G (\"32M\"), or unset it",
+                      cache_vars[w], text);
+  return KF_OK;
 }
 
 /* ORDER kf_isa bits */

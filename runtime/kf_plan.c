@@ -51,7 +51,7 @@ kf_status kf_plan_op(kf_plan *plan, kf_op op, const kf_attrs *attrs, const kf_te
                       (long long)KF_MAX_ELEMENTS);
   }
   if ((st = kfi_check_isa_env(err)) != KF_OK) return st;
-  if ((st = kfi_check_llc_env(err)) != KF_OK) return st;
+  if ((st = kfi_check_cache_env(err)) != KF_OK) return st;
   if (num_inputs > KFI_MAX_INPUTS || od->num_outputs > KFI_MAX_OUTPUTS)
     return kfi_fail(err, KF_UNIMPLEMENTED, "op.family", "%s has too many inputs or outputs", od->name);
   p->op = op;

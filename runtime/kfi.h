@@ -157,14 +157,21 @@ int64_t kfi_num_elements(const kf_tensor_desc *d);
 /* KF_OK, or an error naming the accepted values when KFORGE_ISA is set to
    something that is no ISA (kf_cpu.c). */
 kf_status kfi_check_isa_env(kf_error *err);
-/* Bytes of this CPU's last-level data cache (the largest cache at the
-   highest level: cpuid on x86-64, sysfs on Linux AArch64), or 0 when unknown
-   (microcontrollers); kernels that choose by it assume KFI_LLC_DEFAULT
-   (kfi_kernel.h) then. KFORGE_LLC ("32M") overrides it;
-   kfi_check_llc_env fails (rule "env.llc") when that is no size. */
-int64_t kfi_cpu_llc_bytes(void);
-int64_t kfi_cpu_llc_sysfs(void); /* what Linux's sysfs says, or 0 */
-kf_status kfi_check_llc_env(kf_error *err);
+/* Bytes of this CPU's caches (kf_cpu.c): KFI_CACHE_L1D the level-1 data
+   cache, KFI_CACHE_L2 the level-2 one, KFI_CACHE_LLC the last-level one
+   (the largest cache at the highest level); cpuid on x86-64, sysfs on Linux
+   AArch64, 0 when unknown (microcontrollers): plans then assume the
+   KFI_*_DEFAULT sizes (kfi_kernel.h). KFORGE_L1D, KFORGE_L2 and KFORGE_LLC
+   ("32M") override them; kfi_check_cache_env fails (rule "env.l1d",
+   "env.l2" or "env.llc") when one is set to something that is no size. */
+enum { KFI_CACHE_L1D, KFI_CACHE_L2, KFI_CACHE_LLC };
+int64_t kfi_cpu_cache_bytes(int which);
+int64_t kfi_cpu_cache_sysfs(int which); /* what Linux's sysfs says, or 0 */
+int64_t kfi_cpu_llc_bytes(void);        /* kfi_cpu_cache_bytes(KFI_CACHE_LLC) */
+int64_t kfi_cpu_llc_sysfs(void);
+kf_status kfi_check_cache_env(kf_error *err);
+/* All three, each unknown one replaced by its default: what a plan sizes by. */
+void kfi_cpu_caches(kfi_caches *c);
 
 /* Kernel selection (kf_select.c), called by a family's planner once its
    argument block is filled: the first registry entry of the family whose

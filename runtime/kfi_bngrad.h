@@ -20,7 +20,7 @@ typedef struct kfi_bngrad_args {
   void *dx;                      /* T */
   float *dscale, *doffset;
   void *scratch;                 /* the kernel's scratch query, in bytes */
-  int64_t llc;                   /* last-level cache bytes (plan time; 0: unknown) */
+  kfi_caches cache;              /* the caches the plan sizes by */
 } kfi_bngrad_args;
 
 #endif

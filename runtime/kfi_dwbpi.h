@@ -19,6 +19,7 @@ typedef struct kfi_dwbpi_args {
   const void *filter, *dy;       /* T */
   void *dx;                      /* T */
   void *scratch;
+  kfi_caches cache;              /* the caches the plan sizes by */
 } kfi_dwbpi_args;
 
 #endif

@@ -89,9 +89,18 @@ static inline uint16_t kfi_f32_to_bf16(float f) {
   return (uint16_t)(x >> 16);
 }
 
-/* The last-level cache a kernel assumes when the runtime could not detect
-   one (kfi_cpu_llc_bytes returned 0): 32 MiB, a Zen 3 CCX's L3. */
+/* The caches a plan assumes when the runtime could not detect them
+   (kfi_cpu_cache_bytes returned 0): a Zen 3 core's 32 KiB L1d and 512 KiB
+   L2, its CCX's 32 MiB L3. */
+#define KFI_L1D_DEFAULT ((int64_t)32 << 10)
+#define KFI_L2_DEFAULT ((int64_t)512 << 10)
 #define KFI_LLC_DEFAULT ((int64_t)32 << 20)
+
+/* The caches a plan sizes its blocking by (filled at plan time, so the
+   scratch query and the kernel agree; never 0). */
+typedef struct kfi_caches {
+  int64_t l1d, l2, llc;
+} kfi_caches;
 
 /* Pairwise (cascade) summation of a stream of float partial sums: s[l]
    holds the sum of 2^l consecutive partials while bit l of n is set, so a

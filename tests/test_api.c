@@ -223,7 +223,7 @@ static void api_misuse(void) {
   kf_attrs a;
   kf_plan p, bad;
   kf_error e;
-  float buf[64] = { 0 }, scratch[64];
+  float buf[64] = { 0 }, scratch[256];
   const void *ins[5] = { buf, buf, buf, buf, buf };
   void *outs[5] = { buf, buf, buf, NULL, NULL };
   kf_attrs_init(V2, &a);
@@ -320,6 +320,53 @@ static void llc_detection(void) {
              (long long)(sys >> 10));
   else
     th_skip("Linux reports no caches here (no sysfs to compare the detected %lld KiB with)", (long long)(llc >> 10));
+}
+
+/* The L1 data and L2 caches (kfi_cpu_cache_bytes), likewise against sysfs
+   (/sys/devices/system/cpu/cpu0/cache/index*: that level's data or unified
+   cache), and their overrides KFORGE_L1D and KFORGE_L2, parsed and refused
+   as KFORGE_LLC is (rules env.l1d, env.l2). */
+static void l1d_l2_detection(void) {
+  static const struct { const char *var, *rule, *what; int which; } lv[] = {
+    { "KFORGE_L1D", "env.l1d", "L1 data", KFI_CACHE_L1D }, { "KFORGE_L2", "env.l2", "L2", KFI_CACHE_L2 } };
+  size_t l;
+  for (l = 0; l < sizeof lv / sizeof lv[0]; l++) {
+    const char *env = getenv(lv[l].var);
+    const int64_t sys = kfi_cpu_cache_sysfs(lv[l].which);
+    char keep[64];
+    int64_t got;
+    kf_attrs a;
+    kf_tensor_desc in[6];
+    int64_t d4[4] = { 1, 2, 2, 3 };
+    kf_plan p;
+    kf_error e;
+    snprintf(keep, sizeof keep, "%s", env ? env : "");
+    unsetenv(lv[l].var);
+    got = kfi_cpu_cache_bytes(lv[l].which);
+#if defined(__x86_64__)
+    th_check(got >= (4 << 10) && got <= (64 << 20), "x86-64: an %s cache is detected (%lld KiB)", lv[l].what,
+             (long long)(got >> 10));
+#endif
+    if (sys > 0)
+      th_check(got == sys, "detected %s cache %lld KiB = Linux's sysfs %lld KiB", lv[l].what, (long long)(got >> 10),
+               (long long)(sys >> 10));
+    else
+      th_skip("Linux reports no %s cache here (detected %lld KiB)", lv[l].what, (long long)(got >> 10));
+    kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD_V3, &a);
+    bn_inputs(in, KF_FLOAT, 4, d4, 3);
+    in[5] = in[4];
+    setenv(lv[l].var, " 48k ", 1);
+    th_check(kfi_cpu_cache_bytes(lv[l].which) == 48 << 10 && kf_plan_op(&p, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &a, in, 6, NULL, &e) == KF_OK,
+             "%s=' 48k ' is 48 KiB", lv[l].var);
+    setenv(lv[l].var, "2MiB", 1);
+    th_check(kfi_cpu_cache_bytes(lv[l].which) == 2 << 20, "%s='2MiB' is 2 MiB", lv[l].var);
+    setenv(lv[l].var, "1.5M", 1);
+    th_check(kfi_cpu_cache_bytes(lv[l].which) == got && kf_plan_op(&p, KF_OP_FUSED_BATCH_NORM_GRAD_V3, &a, in, 6, NULL, &e) ==
+                 KF_INVALID_ARGUMENT && strcmp(e.rule, lv[l].rule) == 0 && strstr(e.message, lv[l].var) != NULL,
+             "%s='1.5M' is an error naming it (and overrides nothing): %s", lv[l].var, e.message);
+    if (*keep) setenv(lv[l].var, keep, 1);
+    else unsetenv(lv[l].var);
+  }
 }
 
 /* Runtime ISA selection: the best variant the CPU runs, capped per plan or by KFORGE_ISA. */
@@ -558,6 +605,7 @@ int main(void) {
   api_misuse();
   isa_selection();
   llc_detection();
+  l1d_l2_detection();
   capped_selection();
   forced_classification();
   formatter();

@@ -429,7 +429,7 @@ static void check_single_position(void) {
   kf_error err;
   kf_tensor_desc d;
   int64_t dims[4] = { 1, 1, 1, 3 };
-  char scratch[256];
+  char scratch[1024]; /* the kernels pad their coefficient arrays by a vector */
   kf_status st;
   kf_attrs_init(KF_OP_FUSED_BATCH_NORM_GRAD, &at);
   at.epsilon = 0.001f;
@@ -446,7 +446,7 @@ static void check_nan_isolation(void) {
   kf_attrs at;
   kf_tensor_desc d;
   int64_t dims[4] = { 1, 2, 2, 2 };
-  char scratch[256];
+  char scratch[1024];
   int i;
   for (i = 0; i < 8; i++) { x[i] = (float)i * 0.25f; dy[i] = 1.0f - (float)i * 0.1f; }
   dy[2] = NAN; /* channel 0 */

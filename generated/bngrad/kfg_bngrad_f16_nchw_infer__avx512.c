@@ -23,45 +23,60 @@ typedef struct kfg_bngrad_f16_nchw_infer__avx512_ctx {
   uint16_t *dx;
   int64_t M, C, S, rpt, ntask;   /* rows (or planes) and rows per task */
   const float *mean, *k0, *k1, *dym, *k2;
+  const float *mx;               /* the mean, padded as k1 (pass 2 over rows) */
   float *part;                   /* per task: [2][C] (rows) or per plane [2] */
   float *blk;                    /* per task: [2][C], a sweep's later blocks (or NULL) */
   int stream;                    /* streaming stores for x_backprop */
+  int peel;                      /* pass 2 stores each plane from its first vector boundary of dx */
   int sweep;                     /* pass 1 over rows sweeps whole rows */
 } kfg_bngrad_f16_nchw_infer__avx512_ctx;
 
-/* Rows per task (channels last); shape only. */
-static int64_t kfg_bngrad_f16_nchw_infer__avx512_rpt(int64_t C) {
-  const int64_t r = (65536 + C - 1) / C;
+/* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
+   the L2 in elements (a task's dy and x stay in L2 between the passes'
+   neighbours: 65536 on a 512 KiB L2, the value tuned on Zen 3). The
+   plan's caches fix it, so the partition, and with it every sum, never
+   depends on the thread count. */
+static int64_t kfg_bngrad_f16_nchw_infer__avx512_task(const kfi_bngrad_args *a) {
+  const int64_t e = a->cache.l2 / 8;
+  (void)a;
+  return e < 4096 ? 4096 : e;
+}
+
+/* Rows per task (channels last). */
+static int64_t kfg_bngrad_f16_nchw_infer__avx512_rpt(const kfi_bngrad_args *a, int64_t C) {
+  const int64_t r = (kfg_bngrad_f16_nchw_infer__avx512_task(a) + C - 1) / C;
   return r < 1 ? 1 : r;
 }
 
 /* Planes per task (channels first). */
-static int64_t kfg_bngrad_f16_nchw_infer__avx512_ppt(int64_t S) {
-  const int64_t r = (65536 + S - 1) / S;
+static int64_t kfg_bngrad_f16_nchw_infer__avx512_ppt(const kfi_bngrad_args *a, int64_t S) {
+  const int64_t r = (kfg_bngrad_f16_nchw_infer__avx512_task(a) + S - 1) / S;
   return r < 1 ? 1 : r;
 }
 
 /* Whether pass 1 over rows sweeps (channels last, SWEEP above). */
 static int kfg_bngrad_f16_nchw_infer__avx512_sweeps(const kfi_bngrad_args *a) {
   const int64_t set = 3 * a->n * a->s * a->c * (int64_t)sizeof(uint16_t); /* dy, x, dx */
-  return a->c > 2 * 8 * KV_W && 2 * set > (a->llc > 0 ? a->llc : KFI_LLC_DEFAULT);
+  return a->c > 2 * 8 * KV_W && 2 * set > a->cache.llc;
 }
 
 /* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
-   (more than BLOCK rows a task); a->llc is the plan's, so the scratch query
-   and the kernel agree. */
+   (more than BLOCK rows a task); a->cache is the plan's, so the scratch
+   query and the kernel agree. */
 static int kfg_bngrad_f16_nchw_infer__avx512_blocks(const kfi_bngrad_args *a, int64_t rpt) {
   return kfg_bngrad_f16_nchw_infer__avx512_sweeps(a) && rpt > 256;
 }
 
-/* Scratch floats: coefficients [4][C], the partial sums, then (a sweep with
+/* Scratch floats: coefficients [5][C + PAD] (padded: pass 2 over rows
+   reads a vector across a row's end), the partial sums, then (a sweep with
    blocks) the tasks' block sums. */
+#define kfg_bngrad_f16_nchw_infer__avx512_PAD (KV_W - 1)
 static size_t kfg_bngrad_f16_nchw_infer__avx512_scratch_floats(const kfi_bngrad_args *a) {
   const int64_t C = a->c;
-  if (a->s > 1) return (size_t)(4 * C + 2 * a->n * C);
+  if (a->s > 1) return (size_t)(5 * (C + kfg_bngrad_f16_nchw_infer__avx512_PAD) + 2 * a->n * C);
   {
-    const int64_t M = a->n * a->s, rpt = kfg_bngrad_f16_nchw_infer__avx512_rpt(C), ntask = (M + rpt - 1) / rpt;
-    return (size_t)(4 * C + 2 * C * ntask * (kfg_bngrad_f16_nchw_infer__avx512_blocks(a, rpt) ? 2 : 1));
+    const int64_t M = a->n * a->s, rpt = kfg_bngrad_f16_nchw_infer__avx512_rpt(a, C), ntask = (M + rpt - 1) / rpt;
+    return (size_t)(5 * (C + kfg_bngrad_f16_nchw_infer__avx512_PAD) + 2 * C * ntask * (kfg_bngrad_f16_nchw_infer__avx512_blocks(a, rpt) ? 2 : 1));
   }
 }
 
@@ -343,9 +358,14 @@ static void kfg_bngrad_f16_nchw_infer__avx512_rows_p1(void *ctx, size_t i) {
   const kfg_bngrad_f16_nchw_infer__avx512_ctx *t = (const kfg_bngrad_f16_nchw_infer__avx512_ctx *)ctx;
   const int64_t C = t->C, r0 = (int64_t)i * t->rpt, r1 = r0 + t->rpt < t->M ? r0 + t->rpt : t->M;
   float *ps = t->part + (int64_t)i * 2 * C;
-  /* sub-blocks of at most BLOCK rows and L1_ELEMS elements: the channel
-     tiles after the first find the sub-block's rows in L1 */
-  const int64_t rb0 = 4096 / C, rb = rb0 < 1 ? 1 : rb0 > 256 ? 256 : rb0;
+  /* sub-blocks of at most BLOCK rows and L1_ELEMS elements (by the cache
+     rule, L1_ELEMS = 0: an eighth of the L1d, so that the sub-block's dy and
+     x rows fill at most its half at f32: 4096 on a 32 KiB L1d, the value
+     tuned on Zen 3): the channel tiles after the first find them in L1 */
+  const kfi_bngrad_args *a = t->a;
+  const int64_t rb0 = a->cache.l1d / 8 / C;
+  (void)a;
+  const int64_t rb = rb0 < 1 ? 1 : rb0 > 256 ? 256 : rb0;
   int64_t b0, c;
   if (t->sweep) { /* blocks of BLOCK rows: the first into ps, the others added to it */
     for (b0 = r0; b0 < r1; b0 += 256) {
@@ -440,7 +460,8 @@ void kfg_bngrad_f16_nchw_infer__avx512(const void *args, const kfi_par *par) {
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
   const int64_t C = a->c, M = a->n * a->s;
   float *coef = (float *)a->scratch;
-  float *k = coef, *k1 = coef + C, *dym = coef + 2 * C, *k2 = coef + 3 * C;
+  const int64_t CS = C + kfg_bngrad_f16_nchw_infer__avx512_PAD; /* padded coefficient arrays */
+  float *k = coef, *k1 = coef + CS, *dym = coef + 2 * CS, *k2 = coef + 3 * CS, *mx = coef + 4 * CS;
   /* small problems run on the calling thread: same tasks, same bits */
   const kfi_par *pp = M * C >= 262144 ? par : NULL;
   kfg_bngrad_f16_nchw_infer__avx512_ctx t;
@@ -459,20 +480,22 @@ void kfg_bngrad_f16_nchw_infer__avx512(const void *args, const kfi_par *par) {
   t.k1 = k1;
   t.dym = dym;
   t.k2 = k2;
-  t.part = coef + 4 * C;
+  t.mx = mx;
+  t.part = coef + 5 * CS;
   t.blk = NULL;
   t.sweep = kfg_bngrad_f16_nchw_infer__avx512_sweeps(a);
   if (planes) {
     t.M = a->n * C; /* planes */
-    t.rpt = kfg_bngrad_f16_nchw_infer__avx512_ppt(a->s);
+    t.rpt = kfg_bngrad_f16_nchw_infer__avx512_ppt(a, a->s);
   } else
   {  /* (channels first with s == 1 is [N, C]: the same as channels last) */
     t.M = M;
-    t.rpt = kfg_bngrad_f16_nchw_infer__avx512_rpt(C);
+    t.rpt = kfg_bngrad_f16_nchw_infer__avx512_rpt(a, C);
   }
   t.ntask = (t.M + t.rpt - 1) / t.rpt;
   if (!planes && kfg_bngrad_f16_nchw_infer__avx512_blocks(a, t.rpt)) t.blk = t.part + 2 * C * t.ntask;
   t.stream = 0;
+  t.peel = 0;
   for (c = 0; c < C; c++) {
     k[c] = 1.0f / sqrtf(a->var[c] + a->epsilon);
     k1[c] = k[c] * a->scale[c];

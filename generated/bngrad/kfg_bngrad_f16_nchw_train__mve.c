@@ -17,41 +17,56 @@ typedef struct kfg_bngrad_f16_nchw_train__mve_ctx {
   uint16_t *dx;
   int64_t M, C, S, rpt, ntask;   /* rows (or planes) and rows per task */
   const float *mean, *k0, *k1, *dym, *k2;
+  const float *mx;               /* the mean, padded as k1 (pass 2 over rows) */
   float *part;                   /* per task: [3][C] (rows) or per plane [3] */
   float *blk;                    /* per task: [3][C], a sweep's later blocks (or NULL) */
   int stream;                    /* streaming stores for x_backprop */
+  int peel;                      /* pass 2 stores each plane from its first vector boundary of dx */
   int sweep;                     /* pass 1 over rows sweeps whole rows */
 } kfg_bngrad_f16_nchw_train__mve_ctx;
 
-/* Rows per task (channels last); shape only. */
-static int64_t kfg_bngrad_f16_nchw_train__mve_rpt(int64_t C) {
-  const int64_t r = (65536 + C - 1) / C;
+/* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
+   the L2 in elements (a task's dy and x stay in L2 between the passes'
+   neighbours: 65536 on a 512 KiB L2, the value tuned on Zen 3). The
+   plan's caches fix it, so the partition, and with it every sum, never
+   depends on the thread count. */
+static int64_t kfg_bngrad_f16_nchw_train__mve_task(const kfi_bngrad_args *a) {
+  const int64_t e = KFI_L2_DEFAULT / 8;
+  (void)a;
+  return e < 4096 ? 4096 : e;
+}
+
+/* Rows per task (channels last). */
+static int64_t kfg_bngrad_f16_nchw_train__mve_rpt(const kfi_bngrad_args *a, int64_t C) {
+  const int64_t r = (kfg_bngrad_f16_nchw_train__mve_task(a) + C - 1) / C;
   return r < 1 ? 1 : r;
 }
 
 /* Planes per task (channels first). */
-static int64_t kfg_bngrad_f16_nchw_train__mve_ppt(int64_t S) {
-  const int64_t r = (65536 + S - 1) / S;
+static int64_t kfg_bngrad_f16_nchw_train__mve_ppt(const kfi_bngrad_args *a, int64_t S) {
+  const int64_t r = (kfg_bngrad_f16_nchw_train__mve_task(a) + S - 1) / S;
   return r < 1 ? 1 : r;
 }
 
 /* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
-   (more than BLOCK rows a task); a->llc is the plan's, so the scratch query
-   and the kernel agree. */
+   (more than BLOCK rows a task); a->cache is the plan's, so the scratch
+   query and the kernel agree. */
 static int kfg_bngrad_f16_nchw_train__mve_blocks(const kfi_bngrad_args *a, int64_t rpt) {
   (void)a;
   (void)rpt;
   return 0;
 }
 
-/* Scratch floats: coefficients [4][C], the partial sums, then (a sweep with
+/* Scratch floats: coefficients [5][C + PAD] (padded: pass 2 over rows
+   reads a vector across a row's end), the partial sums, then (a sweep with
    blocks) the tasks' block sums. */
+#define kfg_bngrad_f16_nchw_train__mve_PAD 0 /* its pass 2 walks channel vectors, rows inside */
 static size_t kfg_bngrad_f16_nchw_train__mve_scratch_floats(const kfi_bngrad_args *a) {
   const int64_t C = a->c;
-  if (a->s > 1) return (size_t)(4 * C + 3 * a->n * C);
+  if (a->s > 1) return (size_t)(5 * (C + kfg_bngrad_f16_nchw_train__mve_PAD) + 3 * a->n * C);
   {
-    const int64_t M = a->n * a->s, rpt = kfg_bngrad_f16_nchw_train__mve_rpt(C), ntask = (M + rpt - 1) / rpt;
-    return (size_t)(4 * C + 3 * C * ntask * (kfg_bngrad_f16_nchw_train__mve_blocks(a, rpt) ? 2 : 1));
+    const int64_t M = a->n * a->s, rpt = kfg_bngrad_f16_nchw_train__mve_rpt(a, C), ntask = (M + rpt - 1) / rpt;
+    return (size_t)(5 * (C + kfg_bngrad_f16_nchw_train__mve_PAD) + 3 * C * ntask * (kfg_bngrad_f16_nchw_train__mve_blocks(a, rpt) ? 2 : 1));
   }
 }
 
@@ -113,9 +128,14 @@ static void kfg_bngrad_f16_nchw_train__mve_rows_p1(void *ctx, size_t i) {
   const kfg_bngrad_f16_nchw_train__mve_ctx *t = (const kfg_bngrad_f16_nchw_train__mve_ctx *)ctx;
   const int64_t C = t->C, r0 = (int64_t)i * t->rpt, r1 = r0 + t->rpt < t->M ? r0 + t->rpt : t->M;
   float *ps = t->part + (int64_t)i * 3 * C;
-  /* sub-blocks of at most BLOCK rows and L1_ELEMS elements: the channel
-     tiles after the first find the sub-block's rows in L1 */
-  const int64_t rb0 = 4096 / C, rb = rb0 < 1 ? 1 : rb0 > 256 ? 256 : rb0;
+  /* sub-blocks of at most BLOCK rows and L1_ELEMS elements (by the cache
+     rule, L1_ELEMS = 0: an eighth of the L1d, so that the sub-block's dy and
+     x rows fill at most its half at f32: 4096 on a 32 KiB L1d, the value
+     tuned on Zen 3): the channel tiles after the first find them in L1 */
+  const kfi_bngrad_args *a = t->a;
+  const int64_t rb0 = KFI_L1D_DEFAULT / 8 / C;
+  (void)a;
+  const int64_t rb = rb0 < 1 ? 1 : rb0 > 256 ? 256 : rb0;
   int64_t b0, c;
   for (b0 = r0; b0 < r1; b0 += rb) {
     const int64_t b1 = b0 + rb < r1 ? b0 + rb : r1;
@@ -239,7 +259,7 @@ static void kfg_bngrad_f16_nchw_train__mve_planes_p2(void *ctx, size_t i) {
     const kv_f m = kv_set1(t->mean[c]), dym = kv_set1(t->dym[c]), k1 = kv_set1(t->k1[c]), k2 = kv_set1(t->k2[c]);
     i0 = 0;
 #if KV_W > 1
-    if (t->stream) { /* head up to the first KV_VBYTES boundary of dx */
+    if (t->peel) { /* head up to the first KV_VBYTES boundary of dx; whole vectors after it */
       const int64_t h = (int64_t)(((KV_VBYTES - ((uintptr_t)dx % KV_VBYTES)) % KV_VBYTES) / sizeof(uint16_t));
       if (h > 0) {
         const int64_t n = h < S ? h : S;
@@ -247,10 +267,11 @@ static void kfg_bngrad_f16_nchw_train__mve_planes_p2(void *ctx, size_t i) {
         kv_stn(dx, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))), n);
         i0 = n;
       }
-      for (; i0 + KV_W <= S; i0 += KV_W) {
-        const kv_f g = kv_sub(kv_ld(dy + i0), dym), xc = kv_sub(kv_ld(x + i0), m);
-        kv_stream(dx + i0, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))));
-      }
+      if (t->stream)
+        for (; i0 + KV_W <= S; i0 += KV_W) {
+          const kv_f g = kv_sub(kv_ld(dy + i0), dym), xc = kv_sub(kv_ld(x + i0), m);
+          kv_stream(dx + i0, kv_mul(k1, kv_sub(g, kv_mul(xc, k2))));
+        }
     }
 #endif
     for (; i0 + KV_W <= S; i0 += KV_W) {
@@ -272,7 +293,8 @@ void kfg_bngrad_f16_nchw_train__mve(const void *args, const kfi_par *par) {
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
   const int64_t C = a->c, M = a->n * a->s;
   float *coef = (float *)a->scratch;
-  float *k = coef, *k1 = coef + C, *dym = coef + 2 * C, *k2 = coef + 3 * C;
+  const int64_t CS = C + kfg_bngrad_f16_nchw_train__mve_PAD; /* padded coefficient arrays */
+  float *k = coef, *k1 = coef + CS, *dym = coef + 2 * CS, *k2 = coef + 3 * CS, *mx = coef + 4 * CS;
   /* small problems run on the calling thread: same tasks, same bits */
   const kfi_par *pp = M * C >= 262144 ? par : NULL;
   kfg_bngrad_f16_nchw_train__mve_ctx t;
@@ -291,20 +313,22 @@ void kfg_bngrad_f16_nchw_train__mve(const void *args, const kfi_par *par) {
   t.k1 = k1;
   t.dym = dym;
   t.k2 = k2;
-  t.part = coef + 4 * C;
+  t.mx = mx;
+  t.part = coef + 5 * CS;
   t.blk = NULL;
   t.sweep = 0;
   if (planes) {
     t.M = a->n * C; /* planes */
-    t.rpt = kfg_bngrad_f16_nchw_train__mve_ppt(a->s);
+    t.rpt = kfg_bngrad_f16_nchw_train__mve_ppt(a, a->s);
   } else
   {  /* (channels first with s == 1 is [N, C]: the same as channels last) */
     t.M = M;
-    t.rpt = kfg_bngrad_f16_nchw_train__mve_rpt(C);
+    t.rpt = kfg_bngrad_f16_nchw_train__mve_rpt(a, C);
   }
   t.ntask = (t.M + t.rpt - 1) / t.rpt;
   if (!planes && kfg_bngrad_f16_nchw_train__mve_blocks(a, t.rpt)) t.blk = t.part + 3 * C * t.ntask;
   t.stream = 0;
+  t.peel = 0;
   for (c = 0; c < C; c++) {
     k[c] = 1.0f / sqrtf(a->var[c] + a->epsilon);
   }
@@ -341,10 +365,20 @@ void kfg_bngrad_f16_nchw_train__mve(const void *args, const kfi_par *par) {
     k2[c] = (k[c] * k[c]) * (sum[1] / (float)M);
   }
 
-  /* Pass 2: x_backprop. */
-  if (KV_HAS_STREAM && (size_t)(M * C) * sizeof(uint16_t) >= (size_t)8388608 &&
-      (uintptr_t)a->dx % KV_VBYTES == 0 && (planes || (C * (int64_t)sizeof(uint16_t)) % KV_VBYTES == 0))
-    t.stream = 1;
+  t.mx = a->mean;
+  (void)mx;
+  /* Pass 2: x_backprop. Rows run from dy's first vector boundary on (a run
+     per task: aligned stores where dx shares dy's offset from a boundary);
+     planes peel where they hold at least two vectors. Where the stores are
+     aligned the body streams when x_backprop is at
+     least NT_MIN bytes or, by the cache rule (NT_MIN = 0), a quarter of the
+     last-level cache: an output that large does not stay in a cache shared
+     with the other cores and tenants anyway, so streaming saves the
+     write-allocate read of each line, while a smaller one is left in cache
+     for the next op (8 MiB on a 32 MiB L3: the value tuned on Zen 3). */
+  t.peel = KV_W > 1 && (planes ? a->s >= 2 * KV_W : 1) && (uintptr_t)a->dx % sizeof(uint16_t) == 0 &&
+           (planes || (uintptr_t)a->dx % KV_VBYTES == (uintptr_t)a->dy % KV_VBYTES);
+  t.stream = KV_HAS_STREAM && t.peel && (M * C) * (int64_t)sizeof(uint16_t) >= a->cache.llc / 4;
   if (planes) kfi_parallel_for(pp, kfg_bngrad_f16_nchw_train__mve_planes_p2, &t, (size_t)t.ntask);
   else
   kfi_parallel_for(pp, kfg_bngrad_f16_nchw_train__mve_rows_p2, &t, (size_t)t.ntask);

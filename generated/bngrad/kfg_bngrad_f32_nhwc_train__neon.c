@@ -17,38 +17,53 @@ typedef struct kfg_bngrad_f32_nhwc_train__neon_ctx {
   float *dx;
   int64_t M, C, S, rpt, ntask;   /* rows (or planes) and rows per task */
   const float *mean, *k0, *k1, *dym, *k2;
+  const float *mx;               /* the mean, padded as k1 (pass 2 over rows) */
   float *part;                   /* per task: [3][C] (rows) or per plane [3] */
   float *blk;                    /* per task: [3][C], a sweep's later blocks (or NULL) */
   int stream;                    /* streaming stores for x_backprop */
+  int peel;                      /* pass 2 stores each plane from its first vector boundary of dx */
   int sweep;                     /* pass 1 over rows sweeps whole rows */
 } kfg_bngrad_f32_nhwc_train__neon_ctx;
 
-/* Rows per task (channels last); shape only. */
-static int64_t kfg_bngrad_f32_nhwc_train__neon_rpt(int64_t C) {
-  const int64_t r = (65536 + C - 1) / C;
+/* Elements per task: TASK, or by the cache rule (TASK = 0) an eighth of
+   the L2 in elements (a task's dy and x stay in L2 between the passes'
+   neighbours: 65536 on a 512 KiB L2, the value tuned on Zen 3). The
+   plan's caches fix it, so the partition, and with it every sum, never
+   depends on the thread count. */
+static int64_t kfg_bngrad_f32_nhwc_train__neon_task(const kfi_bngrad_args *a) {
+  const int64_t e = a->cache.l2 / 8;
+  (void)a;
+  return e < 4096 ? 4096 : e;
+}
+
+/* Rows per task (channels last). */
+static int64_t kfg_bngrad_f32_nhwc_train__neon_rpt(const kfi_bngrad_args *a, int64_t C) {
+  const int64_t r = (kfg_bngrad_f32_nhwc_train__neon_task(a) + C - 1) / C;
   return r < 1 ? 1 : r;
 }
 
 /* Whether pass 1 over rows sweeps (channels last, SWEEP above). */
 static int kfg_bngrad_f32_nhwc_train__neon_sweeps(const kfi_bngrad_args *a) {
   const int64_t set = 3 * a->n * a->s * a->c * (int64_t)sizeof(float); /* dy, x, dx */
-  return a->c > 2 * 4 * KV_W && 2 * set > (a->llc > 0 ? a->llc : KFI_LLC_DEFAULT);
+  return a->c > 2 * 4 * KV_W && 2 * set > a->cache.llc;
 }
 
 /* Whether pass 1 over rows sweeps in blocks that need a buffer of their own
-   (more than BLOCK rows a task); a->llc is the plan's, so the scratch query
-   and the kernel agree. */
+   (more than BLOCK rows a task); a->cache is the plan's, so the scratch
+   query and the kernel agree. */
 static int kfg_bngrad_f32_nhwc_train__neon_blocks(const kfi_bngrad_args *a, int64_t rpt) {
   return kfg_bngrad_f32_nhwc_train__neon_sweeps(a) && rpt > 256;
 }
 
-/* Scratch floats: coefficients [4][C], the partial sums, then (a sweep with
+/* Scratch floats: coefficients [5][C + PAD] (padded: pass 2 over rows
+   reads a vector across a row's end), the partial sums, then (a sweep with
    blocks) the tasks' block sums. */
+#define kfg_bngrad_f32_nhwc_train__neon_PAD (KV_W - 1)
 static size_t kfg_bngrad_f32_nhwc_train__neon_scratch_floats(const kfi_bngrad_args *a) {
   const int64_t C = a->c;
   {
-    const int64_t M = a->n * a->s, rpt = kfg_bngrad_f32_nhwc_train__neon_rpt(C), ntask = (M + rpt - 1) / rpt;
-    return (size_t)(4 * C + 3 * C * ntask * (kfg_bngrad_f32_nhwc_train__neon_blocks(a, rpt) ? 2 : 1));
+    const int64_t M = a->n * a->s, rpt = kfg_bngrad_f32_nhwc_train__neon_rpt(a, C), ntask = (M + rpt - 1) / rpt;
+    return (size_t)(5 * (C + kfg_bngrad_f32_nhwc_train__neon_PAD) + 3 * C * ntask * (kfg_bngrad_f32_nhwc_train__neon_blocks(a, rpt) ? 2 : 1));
   }
 }
 
@@ -237,9 +252,14 @@ static void kfg_bngrad_f32_nhwc_train__neon_rows_p1(void *ctx, size_t i) {
   const kfg_bngrad_f32_nhwc_train__neon_ctx *t = (const kfg_bngrad_f32_nhwc_train__neon_ctx *)ctx;
   const int64_t C = t->C, r0 = (int64_t)i * t->rpt, r1 = r0 + t->rpt < t->M ? r0 + t->rpt : t->M;
   float *ps = t->part + (int64_t)i * 3 * C;
-  /* sub-blocks of at most BLOCK rows and L1_ELEMS elements: the channel
-     tiles after the first find the sub-block's rows in L1 */
-  const int64_t rb0 = 4096 / C, rb = rb0 < 1 ? 1 : rb0 > 256 ? 256 : rb0;
+  /* sub-blocks of at most BLOCK rows and L1_ELEMS elements (by the cache
+     rule, L1_ELEMS = 0: an eighth of the L1d, so that the sub-block's dy and
+     x rows fill at most its half at f32: 4096 on a 32 KiB L1d, the value
+     tuned on Zen 3): the channel tiles after the first find them in L1 */
+  const kfi_bngrad_args *a = t->a;
+  const int64_t rb0 = a->cache.l1d / 8 / C;
+  (void)a;
+  const int64_t rb = rb0 < 1 ? 1 : rb0 > 256 ? 256 : rb0;
   int64_t b0, c;
   if (t->sweep) { /* blocks of BLOCK rows: the first into ps, the others added to it */
     for (b0 = r0; b0 < r1; b0 += 256) {
@@ -267,39 +287,63 @@ static void kfg_bngrad_f32_nhwc_train__neon_rows_p1(void *ctx, size_t i) {
   }
 }
 
-/* Pass 2, task i (reverse order): x_backprop of its rows. */
+/* Pass 2, task i (reverse order): x_backprop of its rows, walked as one
+   run of elements (the rows are contiguous) in whole vectors from the
+   first KV_VBYTES boundary of dy: where dx starts at the same offset from a
+   boundary as dy (TF's buffers, numpy's: everything 64 or 16 bytes past
+   one), no load or store splits a cache line and the run can stream,
+   whatever C is; else the loads stay whole and the stores split (on Zen 5
+   two split loads per vector cost more than one split store). A vector at
+   channel c reads its coefficients at c of arrays padded past C with their
+   first channels again (mx, k1, dym, k2: [C + KV_W - 1]). Only the run's head
+   before the boundary and its tail are partial (masked moves: twice a task,
+   not twice a row; AVX-512 masked stores cost more than the split stores
+   they would save on Zen 5). */
 static void kfg_bngrad_f32_nhwc_train__neon_rows_p2(void *ctx, size_t i) {
   const kfg_bngrad_f32_nhwc_train__neon_ctx *t = (const kfg_bngrad_f32_nhwc_train__neon_ctx *)ctx;
   const int64_t C = t->C, b = t->ntask - 1 - (int64_t)i;
-  const int64_t r0 = b * t->rpt, r1 = r0 + t->rpt < t->M ? r0 + t->rpt : t->M;
-  const float *mean = t->mean, *k1 = t->k1, *dym = t->dym, *k2 = t->k2;
-  int64_t r, c;
-  for (r = r0; r < r1; r++) {
-    const float *dyr = t->dy + r * C, *xr = t->x + r * C;
-    float *dxr = t->dx + r * C;
-    if (t->stream) { /* C * sizeof(T) and dx are KV_VBYTES-aligned: no tail */
-      for (c = 0; c < C; c += KV_W) {
-        const kv_f g = kv_sub(kv_ld(dyr + c), kv_ldf(dym + c));
-        const kv_f xc = kv_sub(kv_ld(xr + c), kv_ldf(mean + c));
-        kv_stream(dxr + c, kv_mul(kv_ldf(k1 + c), kv_sub(g, kv_mul(xc, kv_ldf(k2 + c)))));
-      }
-      continue;
-    }
-    for (c = 0; c + KV_W <= C; c += KV_W) {
-      const kv_f g = kv_sub(kv_ld(dyr + c), kv_ldf(dym + c));
-      const kv_f xc = kv_sub(kv_ld(xr + c), kv_ldf(mean + c));
-      kv_st(dxr + c, kv_mul(kv_ldf(k1 + c), kv_sub(g, kv_mul(xc, kv_ldf(k2 + c)))));
-    }
+  const int64_t r0 = b * t->rpt, r1 = r0 + t->rpt < t->M ? r0 + t->rpt : t->M, e1 = r1 * C;
+  const float *mean = t->mx, *k1 = t->k1, *dym = t->dym, *k2 = t->k2;
+  const float *dy = t->dy, *x = t->x;
+  float *dx = t->dx;
+  int64_t e = r0 * C, c = 0;
 #if KV_W > 1
-    if (c < C) {
-      const int64_t n = C - c;
-      const kv_f m = kv_ldfn(mean + c, n, kv_zero());
-      const kv_f g = kv_sub(kv_ldn(dyr + c, n, kv_zero()), kv_ldfn(dym + c, n, kv_zero()));
-      const kv_f xc = kv_sub(kv_ldn(xr + c, n, m), m);
-      kv_stn(dxr + c, kv_mul(kv_ldfn(k1 + c, n, kv_zero()), kv_sub(g, kv_mul(xc, kv_ldfn(k2 + c, n, kv_zero())))), n);
+  {
+    int64_t h = (int64_t)(((KV_VBYTES - ((uintptr_t)(dy + e) % KV_VBYTES)) % KV_VBYTES) / sizeof(float));
+    if (h > e1 - e) h = e1 - e;
+    if (h > 0) { /* h < KV_W: channels [0, h) of the first row, or of several short rows */
+      const kv_f m = kv_ldfn(mean, h, kv_zero());
+      const kv_f g = kv_sub(kv_ldn(dy + e, h, kv_zero()), kv_ldfn(dym, h, kv_zero()));
+      const kv_f xc = kv_sub(kv_ldn(x + e, h, m), m);
+      kv_stn(dx + e, kv_mul(kv_ldfn(k1, h, kv_zero()), kv_sub(g, kv_mul(xc, kv_ldfn(k2, h, kv_zero())))), h);
+      e += h;
+      c = h % C;
     }
-#endif
   }
+  if (t->stream) {
+    for (; e + KV_W <= e1; e += KV_W) {
+      const kv_f g = kv_sub(kv_ld(dy + e), kv_ldf(dym + c));
+      const kv_f xc = kv_sub(kv_ld(x + e), kv_ldf(mean + c));
+      kv_stream(dx + e, kv_mul(kv_ldf(k1 + c), kv_sub(g, kv_mul(xc, kv_ldf(k2 + c)))));
+      for (c += KV_W; c >= C; c -= C) {}
+    }
+  }
+#endif
+  for (; e + KV_W <= e1; e += KV_W) {
+    const kv_f g = kv_sub(kv_ld(dy + e), kv_ldf(dym + c));
+    const kv_f xc = kv_sub(kv_ld(x + e), kv_ldf(mean + c));
+    kv_st(dx + e, kv_mul(kv_ldf(k1 + c), kv_sub(g, kv_mul(xc, kv_ldf(k2 + c)))));
+    for (c += KV_W; c >= C; c -= C) {}
+  }
+#if KV_W > 1
+  if (e < e1) {
+    const int64_t n = e1 - e;
+    const kv_f m = kv_ldfn(mean + c, n, kv_zero());
+    const kv_f g = kv_sub(kv_ldn(dy + e, n, kv_zero()), kv_ldfn(dym + c, n, kv_zero()));
+    const kv_f xc = kv_sub(kv_ldn(x + e, n, m), m);
+    kv_stn(dx + e, kv_mul(kv_ldfn(k1 + c, n, kv_zero()), kv_sub(g, kv_mul(xc, kv_ldfn(k2 + c, n, kv_zero())))), n);
+  }
+#endif
   if (t->stream) kv_sfence();
 }
 
@@ -307,7 +351,8 @@ void kfg_bngrad_f32_nhwc_train__neon(const void *args, const kfi_par *par) {
   const kfi_bngrad_args *a = (const kfi_bngrad_args *)args;
   const int64_t C = a->c, M = a->n * a->s;
   float *coef = (float *)a->scratch;
-  float *k = coef, *k1 = coef + C, *dym = coef + 2 * C, *k2 = coef + 3 * C;
+  const int64_t CS = C + kfg_bngrad_f32_nhwc_train__neon_PAD; /* padded coefficient arrays */
+  float *k = coef, *k1 = coef + CS, *dym = coef + 2 * CS, *k2 = coef + 3 * CS, *mx = coef + 4 * CS;
   /* small problems run on the calling thread: same tasks, same bits */
   const kfi_par *pp = M * C >= 262144 ? par : NULL;
   kfg_bngrad_f32_nhwc_train__neon_ctx t;
@@ -326,16 +371,18 @@ void kfg_bngrad_f32_nhwc_train__neon(const void *args, const kfi_par *par) {
   t.k1 = k1;
   t.dym = dym;
   t.k2 = k2;
-  t.part = coef + 4 * C;
+  t.mx = mx;
+  t.part = coef + 5 * CS;
   t.blk = NULL;
   t.sweep = kfg_bngrad_f32_nhwc_train__neon_sweeps(a);
   {  /* (channels first with s == 1 is [N, C]: the same as channels last) */
     t.M = M;
-    t.rpt = kfg_bngrad_f32_nhwc_train__neon_rpt(C);
+    t.rpt = kfg_bngrad_f32_nhwc_train__neon_rpt(a, C);
   }
   t.ntask = (t.M + t.rpt - 1) / t.rpt;
   if (!planes && kfg_bngrad_f32_nhwc_train__neon_blocks(a, t.rpt)) t.blk = t.part + 3 * C * t.ntask;
   t.stream = 0;
+  t.peel = 0;
   for (c = 0; c < C; c++) {
     k[c] = 1.0f / sqrtf(a->var[c] + a->epsilon);
   }
@@ -370,10 +417,23 @@ void kfg_bngrad_f32_nhwc_train__neon(const void *args, const kfi_par *par) {
     k2[c] = (k[c] * k[c]) * (sum[1] / (float)M);
   }
 
-  /* Pass 2: x_backprop. */
-  if (KV_HAS_STREAM && (size_t)(M * C) * sizeof(float) >= (size_t)8388608 &&
-      (uintptr_t)a->dx % KV_VBYTES == 0 && (planes || (C * (int64_t)sizeof(float)) % KV_VBYTES == 0))
-    t.stream = 1;
+  /* the mean, then the coefficients past C: the first channels again */
+  for (c = 0; c < CS; c++) {
+    mx[c] = a->mean[c % C];
+    if (c >= C) k1[c] = k1[c % C], dym[c] = dym[c % C], k2[c] = k2[c % C];
+  }
+  /* Pass 2: x_backprop. Rows run from dy's first vector boundary on (a run
+     per task: aligned stores where dx shares dy's offset from a boundary);
+     planes peel where they hold at least two vectors. Where the stores are
+     aligned the body streams when x_backprop is at
+     least NT_MIN bytes or, by the cache rule (NT_MIN = 0), a quarter of the
+     last-level cache: an output that large does not stay in a cache shared
+     with the other cores and tenants anyway, so streaming saves the
+     write-allocate read of each line, while a smaller one is left in cache
+     for the next op (8 MiB on a 32 MiB L3: the value tuned on Zen 3). */
+  t.peel = KV_W > 1 && (planes ? a->s >= 2 * KV_W : 1) && (uintptr_t)a->dx % sizeof(float) == 0 &&
+           (planes || (uintptr_t)a->dx % KV_VBYTES == (uintptr_t)a->dy % KV_VBYTES);
+  t.stream = KV_HAS_STREAM && t.peel && (M * C) * (int64_t)sizeof(float) >= a->cache.llc / 4;
   kfi_parallel_for(pp, kfg_bngrad_f32_nhwc_train__neon_rows_p2, &t, (size_t)t.ntask);
 }
 

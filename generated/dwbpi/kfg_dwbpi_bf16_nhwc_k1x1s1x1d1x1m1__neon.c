@@ -302,21 +302,38 @@ static void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon_task(void *ctx, size_t t) {
 void kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon(const void *args, const kfi_par *par) {
   const kfi_dwbpi_args *a = (const kfi_dwbpi_args *)args;
   const int64_t W = a->w, PL = a->pad_left, OW = a->ow, wc = a->w * a->c > 0 ? a->w * a->c : 1;
+  const int64_t dxb = a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t);
   kfg_dwbpi_bf16_nhwc_k1x1s1x1d1x1m1__neon_ctx x;
   x.a = a;
-  /* fixed partition (shape only, never the thread count): ~TASK outputs a task */
-  x.rb = 16384 / wc;
+  /* fixed partition (the shape and the plan's caches, never the thread
+     count): ~TASK outputs a task, by the cache rule (TASK = 0) a 32nd of the
+     L2 (a task's dx and the dy rows it reads stay in L2 while it runs:
+     16384 on a 512 KiB L2, the value tuned on Zen 3) */
+  x.rb = (a->cache.l2 / 32 > 4096 ? a->cache.l2 / 32 : 4096) / wc;
   if (x.rb < 1) x.rb = 1;
   if (x.rb > a->h) x.rb = a->h;
   x.nrb = (a->h + x.rb - 1) / x.rb;
-  /* Streaming stores when dx is far larger than the caches it would evict
-     and every channel block is a whole aligned vector. */
-  x.nt = KV_HAS_STREAM && a->n * a->h * a->w * a->c * (int64_t)sizeof(uint16_t) >= (int64_t)8388608 && a->c % 4 == 0 &&
-         ((uintptr_t)a->dx & 15) == 0;
+  /* Streaming stores (f32) from dx bytes NT_MIN on or, by the cache rule
+     (NT_MIN = 0), from a quarter of the last-level cache (dx does not stay
+     in a cache shared with the other cores anyway: 8 MiB on a 32 MiB L3, the
+     value tuned on Zen 3) where a vector is a whole cache line: a block
+     walks its pixels inside each channel vector, so sub-line vectors leave
+     every streamed line half written between visits, and the CPU flushes
+     such lines as partial writes (5x slower on an Intel core, 10% on Zen 3).
+     Every channel block must then be a whole vector on a vector boundary: C
+     a multiple of the vector and dx on a vector boundary. (Peeling the
+     channels before a misaligned dx's first boundary into the masked
+     pixel-by-pixel edge path was measured: 2-2.5x slower than not streaming
+     on Zen 5 at C = 32, so a misaligned dx stores plainly.) */
+  x.nt = 0;
+  x.nt = x.nt && a->c % 4 == 0 && (uintptr_t)a->dx % 8 == 0;
+  (void)dxb;
   /* Channel chunks: a block's working set per channel (its dy columns, the
-     filter taps, its dx pixels) times the chunk stays within L1B bytes, so
-     the dy columns two blocks share and the filter are read from L1. */
-  x.cc = 1048576 / 34 / 32 * 32;
+     filter taps, its dx pixels) times the chunk stays within L1B bytes, by
+     the cache rule (L1B = 0) half the L2: chunks sized to the L1d did not
+     pay on Zen 3 (the tuner kept none), the blocks' shared dy columns are
+     found in L2. */
+  x.cc = a->cache.l2 / 2 / 34 / 32 * 32;
   if (x.cc < 32) x.cc = 32;
   x.x0[0] = 0;
   x.n[0] = W;

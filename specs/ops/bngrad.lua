@@ -121,10 +121,10 @@ return {
   blocks = { rows = "BLOCK" }, -- kernel metadata: rows per partial sum (tests aim at it)
   params = {
     BLOCK = 256,        -- rows (channels last) or vector pairs (channels first) per partial sum
-    L1_ELEMS = 4096,    -- pass-1 sub-block (channels last): rows of at most this many elements
-    TASK = 65536,       -- elements per task (both passes); fixed, so sums never depend on threads
+    L1_ELEMS = 0,       -- pass-1 sub-block (channels last): rows of at most this many elements (0: L1d / 8)
+    TASK = 0,           -- elements per task (both passes), fixed per plan, so sums never depend on threads (0: L2 / 8)
     PAR_MIN = 262144,   -- fewer elements than this: tasks run on the calling thread
-    NT_MIN = 8388608,   -- x_backprop bytes from which pass 2 uses streaming stores
+    NT_MIN = 0,         -- x_backprop bytes from which pass 2 uses streaming stores (0: a quarter of the LLC)
     SWEEP = 1,          -- channels last, C wider than two register tiles: pass 1 sweeps whole rows when the data exceed half the LLC
   },
 
@@ -132,12 +132,13 @@ return {
   -- times them. TASK also fixes the reduction partition, so results stay
   -- independent of the thread count for every value.
   knobs = {
-    { name = "L1_ELEMS", tag = "l", values = { 1024, 2048, 4096, 8192, 16384 },
-      doc = "pass-1 sub-block (channels last): elements kept hot in L1" },
+    { name = "L1_ELEMS", tag = "l", values = { 0, 1024, 2048, 4096, 8192, 16384 },
+      doc = "pass-1 sub-block (channels last): elements kept hot in L1 (0: the cache rule, L1d bytes / 8)" },
     { name = "BLOCK", tag = "b", values = { 64, 128, 256, 512 }, doc = "rows or vector pairs per partial sum" },
-    { name = "TASK", tag = "t", values = { 16384, 65536, 262144 }, doc = "elements per task: the thread work grain" },
-    { name = "NT_MIN", tag = "nt", values = { 1048576, 8388608, 1073741824 },
-      doc = "x_backprop bytes from which pass 2 streams its stores (1 GiB: never)" },
+    { name = "TASK", tag = "t", values = { 0, 16384, 65536, 262144 },
+      doc = "elements per task: the thread work grain (0: the cache rule, L2 bytes / 8)" },
+    { name = "NT_MIN", tag = "nt", values = { 0, 1048576, 8388608, 1073741824 },
+      doc = "x_backprop bytes from which pass 2 streams its stores (0: the cache rule, a quarter of the last-level cache; 1 GiB: never)" },
     { name = "SWEEP", tag = "w", values = { 0, 1, 2 },
       doc = "pass 1 over rows wider than a register tile: channel tiles down L1_ELEMS sub-blocks (0), whole rows with the sums in L1 (2), or whole rows when C is wider than two tiles and dy, x and dx exceed half the last-level cache (1)" },
   },

@@ -111,20 +111,21 @@ return {
   blocks = { W = "PIX" }, -- kernel metadata: output pixels per register block (tests aim at it)
   params = {
     PIX = 8,            -- SIMD kernels: at most this many output pixels per register block
-    TASK = 16384,       -- outputs per task (a block of rows): the thread work grain
-    NT_MIN = 8388608,   -- dx bytes from which the SIMD kernels stream their stores
-    L1B = 1048576,      -- NHWC SIMD kernels: L1 bytes for a block's working set (sets the channel chunk)
+    TASK = 0,           -- outputs per task (a block of rows): the thread work grain (0: L2 / 32)
+    NT_MIN = 0,         -- dx bytes from which the SIMD kernels stream their stores (0: the cache rule)
+    L1B = 0,            -- NHWC SIMD kernels: bytes for a block's working set (sets the channel chunk; 0: L2 / 2)
   },
 
   -- Tunable params (docs/tuning.md): every value is correct (each output
   -- element still has one writer, so thread-count independence holds).
   knobs = {
     { name = "PIX", tag = "p", values = { 2, 4, 6, 8 }, doc = "pixels per register block (rows per iteration)" },
-    { name = "TASK", tag = "t", values = { 4096, 16384, 65536 }, doc = "outputs per task: the thread work grain" },
-    { name = "NT_MIN", tag = "nt", values = { 65536, 1048576, 8388608, 1073741824 },
-      doc = "dx bytes from which stores stream (1 GiB: never)" },
-    { name = "L1B", tag = "l", values = { 8192, 16384, 32768, 1048576 },
-      doc = "L1 bytes for an NHWC SIMD block's working set: sets the channel chunk (1 MiB: no chunks)" },
+    { name = "TASK", tag = "t", values = { 0, 4096, 16384, 65536 },
+      doc = "outputs per task: the thread work grain (0: the cache rule, L2 bytes / 32)" },
+    { name = "NT_MIN", tag = "nt", values = { 0, 65536, 1048576, 8388608, 1073741824 },
+      doc = "dx bytes from which stores stream (0: the cache rule, whole-line vectors only, from a quarter of the last-level cache; 1 GiB: never)" },
+    { name = "L1B", tag = "l", values = { 0, 8192, 16384, 32768, 1048576 },
+      doc = "bytes for an NHWC SIMD block's working set: sets the channel chunk (0: the cache rule, half the L2; 1 MiB: no chunks)" },
   },
 
   -- The family's hand-written files (the build and the tools list them from here).
