@@ -9,15 +9,21 @@
 
 #include "kfi_wisdom.h"
 #include "kfi_bngrad.h"
+#include "kfi_dwbpf.h"
+#include "kfi_dwbpi.h"
 
 /* Cache sizes that steer an algorithm are choices: a tiny one takes the
-   path for data that does not fit, a huge one the other (for batch norm's
-   llc: the pass-1 sweep everywhere it applies, or never). */
+   path for data that does not fit, a huge one the other (batch norm's llc:
+   the pass-1 sweep and streamed stores everywhere they apply, or never;
+   depthwise input's: streamed stores; the filter gradient's: prefetching
+   the next channel pass). */
 #define KFI_TINY ((int64_t)1)
 #define KFI_HUGE ((int64_t)1 << 40)
 
 const kfi_choice_def kfi_choices[] = {
-  { KFG_FAMILY_BNGRAD, "llc", offsetof(kfi_bngrad_args, llc), 2, { KFI_TINY, KFI_HUGE } },
+  { KFG_FAMILY_BNGRAD, "llc", offsetof(kfi_bngrad_args, cache.llc), 2, { KFI_TINY, KFI_HUGE } },
+  { KFG_FAMILY_DWBPI, "llc", offsetof(kfi_dwbpi_args, cache.llc), 2, { KFI_TINY, KFI_HUGE } },
+  { KFG_FAMILY_DWBPF, "llc", offsetof(kfi_dwbpf_args, llc), 2, { KFI_TINY, KFI_HUGE } },
 };
 const int kfi_num_choices = (int)(sizeof kfi_choices / sizeof kfi_choices[0]);
 

@@ -4,7 +4,7 @@
 ** kf_plan_op that consults them (docs/tuning.md, "Wisdom").
 **
 ** File format, one entry a line, four tab-separated fields:
-**   cpu=<vendor>/<family>/<model>/<isas>/llc<KiB>  build=<hash>  call=<op, key, shapes, threads>  plan=<choices>
+**   cpu=<vendor>/<family>/<model>/<isas>/l1d<KiB>/l2<KiB>/llc<KiB>  build=<hash>  call=<op, key, shapes, threads>  plan=<choices>
 ** after the header line "# kforge wisdom 1". Blank lines and other '#'
 ** lines are comments.
 */
@@ -47,6 +47,7 @@ static void wz_cpu_key(char *buf, size_t n) {
   char vendor[16] = "unknown", isas[64] = "";
   unsigned family = 0, model = 0, bits = kf_cpu_isas(), b;
   size_t k = 0;
+  kfi_caches cc;
 #if defined(__x86_64__)
   unsigned a, bx, c, d;
   __asm__ volatile("cpuid" : "=a"(a), "=b"(bx), "=c"(c), "=d"(d) : "a"(0), "c"(0));
@@ -64,7 +65,9 @@ static void wz_cpu_key(char *buf, size_t n) {
 #endif
   for (b = 1; b && b <= KFI_ISA_MVE; b <<= 1)
     if (bits & b) k += (size_t)kfi_format(isas + k, sizeof isas - k, "%s%s", k ? "+" : "", kf_isa_name(b));
-  kfi_format(buf, n, "%s/%u/%u/%s/llc%lldK", vendor, family, model, isas, (long long)(kfi_cpu_llc_bytes() >> 10));
+  kfi_cpu_caches(&cc);
+  kfi_format(buf, n, "%s/%u/%u/%s/l1d%lldK/l2%lldK/llc%lldK", vendor, family, model, isas, (long long)(cc.l1d >> 10),
+             (long long)(cc.l2 >> 10), (long long)(cc.llc >> 10));
 }
 
 static uint64_t wz_fnv(uint64_t h, const char *s) {

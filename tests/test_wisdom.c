@@ -233,7 +233,7 @@ static void every_variant(call *k, const char *family, const char *what, const c
   kf_plan p, r, rule;
   kf_error err;
   kf_kernel_info key;
-  int i, v, nv = strcmp(family, "bngrad") ? 1 : 3, used = 0, others = 0;
+  int i, v, nv = 3, used = 0, others = 0;
   path_of(path, sizeof path, file);
   unlink(path); /* the file must hold this call's entry alone */
   kf_wisdom_forget();
