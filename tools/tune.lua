@@ -380,17 +380,17 @@ end
 bar(#configs, #configs, over_budget and "budget reached" or "done")
 io.stderr:write("\n")
 
--- The points the search picked, as a kernel set (with each configuration's
--- default and each family's generic kernels, so the correctness suite can
--- run against it: tests/tuning/test_tuning.sh).
+-- Every point the search timed (its picks among them), as a kernel set
+-- with each family's generic kernels, so the correctness suite can run the
+-- references against it (tests/tuning/test_tuning.sh).
 do
-  local t = { "-- The tuner's picks (tools/tune.lua). Generated.\nreturn {\n  name = \"picked\",\n" ..
-    "  summary = \"the knob values the search picked\",\n  kernels = {\n" }
+  local t = { "-- The points the tuner timed (tools/tune.lua). Generated.\nreturn {\n  name = \"searched\",\n" ..
+    "  summary = \"every knob point the search timed\",\n  kernels = {\n" }
   local fams = {}
   for _, k in ipairs(configs) do
     t[#t + 1] = "    " .. lua_value(entry(k)) .. ",\n"
-    if done[k.name] and next(done[k.name].knobs) then
-      t[#t + 1] = "    " .. lua_value(entry(k, done[k.name].knobs)) .. ",\n"
+    for _, c in ipairs(done[k.name] and done[k.name].candidates or {}) do
+      t[#t + 1] = "    " .. lua_value(entry(k, c.knobs)) .. ",\n"
     end
     if not fams[k.family] then
       fams[k.family] = true
@@ -398,7 +398,7 @@ do
     end
   end
   t[#t + 1] = "  },\n}\n"
-  writef(W .. "/picked_set.lua", table.concat(t))
+  writef(W .. "/searched_set.lua", table.concat(t))
 end
 
 -- 6. The record, and the report.

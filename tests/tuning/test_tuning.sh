@@ -121,7 +121,8 @@ pts=$(sed -n 's/.*search: \([0-9]*\) points.*/\1/p' "$TMP/h" | head -1)
   ok "the search honours --max-candidates 5 ($pts points) and reports per shape and in aggregate" ||
   fail "candidate budget: '$pts' points"
 [ -s "$TMP/host.wisdom" ] && ok "the tuner writes wisdom for the plan-time choices" || fail "no wisdom written"
-# Every picked point against the reference (forced kernels, test_bngrad).
+# Every point the search timed, its picks among them, against the
+# reference (forced kernels, test_bngrad).
 Q=build/knobs-picked
 cat > "$TMP/q.ninja" <<EON
 builddir = $Q/obj
@@ -136,18 +137,18 @@ build $Q/obj/t/harness.o: cc tests/harness.c
 build $Q/obj/t/th_pool.o: cc tests/th_pool.c
 build $Q/test_bngrad: link $Q/obj/t/test_bngrad.o $Q/obj/t/bngrad_ref.o $Q/obj/t/harness.o $Q/obj/t/th_pool.o $Q/obj/libkforge.a
 EON
-# the picks, beside a specialized scalar kernel of every configuration
+# the points, beside a specialized scalar kernel of every configuration
 # (test_bngrad checks that selection finds one)
-{ echo 'return { name = "picked", summary = "the tuner picks", kernels = {'
+{ echo 'return { name = "picked", summary = "the points the tuner timed", kernels = {'
   echo '  { family = "bngrad", kind = "specialized", isa = { "scalar" }, T = "*", layout = "*", mode = "*" },'
-  grep '^    { ' build/tune/picked_set.lua
+  grep '^    { ' build/tune/searched_set.lua
   echo '} }'; } > "$TMP/picked.lua"
 if lua5.4 generator/kforge-gen.lua --quiet --set "$TMP/picked.lua" --out $Q/gen &&
     ninja -f "$TMP/q.ninja" > "$TMP/qb" 2>&1; then
   $Q/test_bngrad > "$TMP/q" 2>&1
-  count "$TMP/q" "test_bngrad on the tuner's picks ($(grep -c '__' $Q/gen/FILES) kernels)"
+  count "$TMP/q" "test_bngrad on the points the tuner timed ($(grep -c '__' $Q/gen/FILES) kernels)"
 else
-  fail "the library of the tuner's picks builds"; tail -20 "$TMP/qb"
+  fail "the library of the points the tuner timed builds"; tail -20 "$TMP/qb"
 fi
 # The time budget: with none left, no configuration is searched.
 lua5.4 tools/tune.lua --only kfg_bngrad_f32_nhwc_train --manifest specs/models/kws_dscnn.lua --budget-seconds 0 \
