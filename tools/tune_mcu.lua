@@ -1,24 +1,33 @@
 -- tune_mcu.lua -- tunes a model's kernel set for a microcontroller target
 -- by instruction count under qemu (-icount: deterministic, no noise), then
 -- verifies the tuned image.
---   lua5.4 tools/tune_mcu.lua MODEL TARGET [--knobs K1,K2] [--out FILE]
--- For every knob of the set's families and every non-default value, it
--- builds and runs the model (tools/build-model.sh --tuning, one image per
--- value, all outputs still checked against the host: bit-exact, or within
--- tools/model/compare.c's tolerance for vector kernels), attributes
--- each call's count to its kernel, keeps per kernel the single value with
--- the lowest total, writes the record (default specs/tuning/<cpu>.<model>.lua)
+--   lua5.4 tools/tune_mcu.lua MODEL TARGET [--knobs K1,K2] [--max-candidates N]
+--       [--restarts N] [--out FILE]
+-- Per family of the set it searches the knobs (or --knobs) jointly with
+-- tools/tune.lua's search (tools/tune/search.lua: coordinate descent, from
+-- the spec defaults, --restarts more descents, at most --max-candidates
+-- images per family). Each point builds and runs the model
+-- (tools/build-model.sh --tuning, all outputs still checked against the
+-- host: bit-exact, or within tools/model/compare.c's tolerance for vector
+-- kernels) and attributes each call's count to its kernel; each kernel
+-- keeps the point with its lowest total, written as the record (default
+-- specs/tuning/<cpu>.<model>.lua)
 -- and rebuilds with it: the tuned image must not count more instructions.
 -- Prints "ok/FAIL" checks and "N passed, M failed".
-package.path = "generator/?.lua;" .. package.path
+package.path = "generator/?.lua;tools/tune/?.lua;" .. package.path
 local spec = require "spec"
+local search = require "search"
 
 local model, target = arg[1], arg[2]
-assert(model and target, "usage: lua5.4 tools/tune_mcu.lua MODEL TARGET [--knobs K1,K2] [--out FILE]")
+assert(model and target, "usage: lua5.4 tools/tune_mcu.lua MODEL TARGET [--knobs K1,K2] [--max-candidates N] " ..
+  "[--restarts N] [--out FILE]")
 local only, out_file
+local max_cand, restarts = math.huge, 0
 local i = 3
 while i <= #arg do
   if arg[i] == "--knobs" then only = {}; for k in arg[i + 1]:gmatch("[^,]+") do only[k] = true end; i = i + 1
+  elseif arg[i] == "--max-candidates" then max_cand = tonumber(arg[i + 1]); i = i + 1
+  elseif arg[i] == "--restarts" then restarts = tonumber(arg[i + 1]); i = i + 1
   elseif arg[i] == "--out" then out_file = arg[i + 1]; i = i + 1
   else error("unknown argument " .. arg[i]) end
   i = i + 1
@@ -88,44 +97,89 @@ do
 end
 local fams = {}
 for _, k in ipairs(kernels) do fams[assert(family_of[k], "no family for kernel " .. k)] = true end
-local best = {} -- kernel -> { knob, value, ticks }
+local calls = {}
+for _, r in ipairs(base) do calls[r.kernel] = (calls[r.kernel] or 0) + 1 end
+-- Per family, the joint search of tools/tune/search.lua over its knobs (or
+-- --knobs): one image per point, all of the family's kernels at that point;
+-- the search follows the family's total. A count is exact to one counter
+-- tick per call (Arm SysTick: 5 instructions; RISC-V minstret: 1): the
+-- noise given to the search is half a tick per call, so a move must save
+-- more than a tick per call. Every image counts every kernel, so each
+-- kernel then keeps the best point any image measured for it.
+local best = {} -- kernel -> { knobs, ticks }
 local tried = 0
-for fam in pairs(fams) do
+local fam_list = {}
+for fam in pairs(fams) do fam_list[#fam_list + 1] = fam end
+table.sort(fam_list)
+for _, fam in ipairs(fam_list) do
   local s = assert(spec.load_op("specs", fam))
+  local grid, start, tag_of = {}, {}, {}
   for _, kd in ipairs(s.knobs or {}) do
     if not only or only[kd.name] then
-      for _, v in ipairs(kd.values) do
-        if v ~= s.params[kd.name] then
-          local rec = string.format("build/models/%s/tune-%s-%s%d.lua", model, target, kd.tag, v)
-          local lines = { string.format("return {\n  cpu = %q,\n  fingerprint = %q,\n  records = {\n", cpu, fp) }
-          for _, k in ipairs(kernels) do
-            if family_of[k] == fam then
-              lines[#lines + 1] = string.format("    { kernel = %q, knobs = { %s = %d } },\n", k, kd.name, v)
+      grid[#grid + 1] = { name = kd.name, values = kd.values }
+      start[kd.name] = s.params[kd.name]
+      tag_of[kd.name] = kd.tag
+    end
+  end
+  local mine = {}
+  for _, k in ipairs(kernels) do if family_of[k] == fam then mine[#mine + 1] = k end end
+  local fam_def, fam_calls = 0, 0
+  for _, k in ipairs(mine) do fam_def, fam_calls = fam_def + def[k], fam_calls + calls[k] end
+  local function nondefault(p)
+    local kn, tag, parts = {}, "", {}
+    for _, g in ipairs(grid) do
+      if p[g.name] ~= start[g.name] then
+        kn[g.name] = p[g.name]; tag = tag .. tag_of[g.name] .. p[g.name]
+        parts[#parts + 1] = g.name .. " = " .. p[g.name]
+      end
+    end
+    return kn, tag, parts
+  end
+  if #grid > 0 then
+    search.run {
+      knobs = grid, start = start, max_evals = max_cand, restarts = restarts,
+      cost = function(points)
+        local costs = {}
+        for j, p in ipairs(points) do
+          local kn, tag, parts = nondefault(p)
+          if tag == "" then
+            costs[j] = { value = fam_def, noise = fam_calls / 2 } -- the default image, run above
+          else
+            local rec = string.format("build/models/%s/tune-%s-%s.lua", model, target, tag)
+            local lines = { string.format("return {\n  cpu = %q,\n  fingerprint = %q,\n  records = {\n", cpu, fp) }
+            for _, k in ipairs(mine) do
+              lines[#lines + 1] = string.format("    { kernel = %q, knobs = { %s } },\n", k, table.concat(parts, ", "))
             end
-          end
-          lines[#lines + 1] = "  },\n}\n"
-          writef(rec, table.concat(lines))
-          local res, rerr = run(string.format("tune-%s%d", kd.tag, v), rec)
-          tried = tried + 1
-          check(res ~= nil, string.format("%s=%d: builds, runs, outputs match the host%s", kd.name, v,
-            res and "" or (": " .. (rerr or ""):sub(-300))))
-          -- Only this family's kernels changed. A count is exact to one
-          -- counter tick per call (Arm SysTick: 5 instructions; RISC-V
-          -- minstret: 1): demand more than that.
-          local calls = {}
-          for _, r in ipairs(base) do calls[r.kernel] = (calls[r.kernel] or 0) + 1 end
-          for k, n in pairs(res and per_kernel(res) or {}) do
-            if family_of[k] == fam and n + calls[k] < (best[k] and best[k].ticks or def[k]) then
-              best[k] = { knob = kd.name, value = v, ticks = n }
+            lines[#lines + 1] = "  },\n}\n"
+            writef(rec, table.concat(lines))
+            local res, rerr = run("tune-" .. tag, rec)
+            tried = tried + 1
+            check(res ~= nil, string.format("%s: builds, runs, outputs match the host%s", table.concat(parts, ","),
+              res and "" or (": " .. (rerr or ""):sub(-300))))
+            if res then
+              local pk, total = per_kernel(res), 0
+              for _, k in ipairs(mine) do
+                local n = pk[k] or math.huge
+                total = total + n
+                if n + calls[k] < (best[k] and best[k].ticks or def[k]) then best[k] = { knobs = kn, ticks = n } end
+              end
+              costs[j] = { value = total, noise = fam_calls / 2 }
             end
           end
         end
-      end
-    end
+        return costs
+      end,
+    }
   end
 end
 
 -- The record and its verification.
+local function label(kn, eq, sep)
+  local t = {}
+  for a, v in pairs(kn) do t[#t + 1] = a .. eq .. v end
+  table.sort(t)
+  return table.concat(t, sep)
+end
 out_file = out_file or string.format("specs/tuning/%s.%s.lua", cpu:gsub("[:+]", "-"), model)
 local lines = { string.format("-- Tuning record for %s on %s by instruction count under qemu (tools/tune_mcu.lua).\n" ..
   "return {\n  cpu = %q,\n  fingerprint = %q,\n  compiler = %q,\n  tool = \"tools/tune_mcu.lua\",\n  records = {\n",
@@ -133,7 +187,7 @@ local lines = { string.format("-- Tuning record for %s on %s by instruction coun
 for _, k in ipairs(kernels) do
   local b = best[k]
   lines[#lines + 1] = string.format("    { kernel = %q, knobs = { %s}, metric = \"instructions\", ns = %d, default_ns = %d },\n",
-    k, b and (b.knob .. " = " .. b.value .. " ") or "", insns(b and b.ticks or def[k]), insns(def[k]))
+    k, b and (label(b.knobs, " = ", ", ") .. " ") or "", insns(b and b.ticks or def[k]), insns(def[k]))
 end
 lines[#lines + 1] = "  },\n}\n"
 writef(out_file, table.concat(lines))
@@ -147,7 +201,7 @@ print("|---|---|---|---|")
 local tk = per_kernel(tuned or {})
 for _, k in ipairs(kernels) do
   local b = best[k]
-  print(string.format("| %s | %s | %d | %d |", k, b and (b.knob .. "=" .. b.value) or "(default)", insns(def[k]),
+  print(string.format("| %s | %s | %d | %d |", k, b and label(b.knobs, "=", ",") or "(default)", insns(def[k]),
     insns(tk[k] or 0)))
 end
 print(string.format("| total (%d candidates tried) | | %d | %d |", tried, insns(d_total), insns(t_total)))

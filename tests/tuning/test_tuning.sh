@@ -1,8 +1,17 @@
 #!/bin/sh
+<<<<<<< HEAD
 # Auto-tuning: every knob variant the tuner can pick is correct (test_bngrad,
 # test_dwbpi and test_dwbpf against a library of all of them), tuning
 # records are applied only where they belong, microcontroller tuning lowers
 # the instruction count, and the host tuner runs end to end within a budget.
+=======
+# Auto-tuning: every knob variant the tuner can pick is correct (test_bngrad
+# against a library of all of them), tuning records are applied only where
+# they belong, microcontroller tuning lowers the instruction count, the
+# joint knob search finds optima within its budgets (tests/tuning/
+# test_search.lua), and the host tuner runs it end to end on a model's
+# calls within a budget, its picks checked against the reference.
+>>>>>>> tune
 # Prints "ok/FAIL" lines and "N passed, M failed, K skipped" (K: cases of
 # kernels whose ISA this CPU does not run, counted by the C tests).
 cd "$(dirname "$0")/../.." || exit 1
@@ -103,14 +112,61 @@ for tk in $mcu_targets; do
   grep '^|' "$TMP/m"
 done
 
-# 4. The host tuner, end to end, on one configuration within a budget.
-if lua5.4 tools/tune.lua --only kfg_bngrad_f32_nchw_infer --budget-seconds 60 --reps 3 --out "$TMP/host.lua" \
+# 4. The joint search itself, on fake cost functions (deterministic).
+lua5.4 tests/tuning/test_search.lua > "$TMP/s" 2>&1
+count "$TMP/s" "test_search.lua"
+
+# 5. The host tuner, end to end: the joint search on the calls a traced
+# model makes (kws_dscnn's batch norms), within tiny budgets; every point
+# it picks is then checked against the float64 reference; wisdom is
+# written for the plan-time choices.
+if lua5.4 tools/tune.lua --only kfg_bngrad_f32_nhwc_train --manifest specs/models/kws_dscnn.lua --max-shapes 2 \
+    --budget-seconds 60 --max-candidates 5 --reps 3 --out "$TMP/host.lua" --wisdom "$TMP/host.wisdom" \
     > "$TMP/h" 2>&1 && lua5.4 -e "assert(dofile('$TMP/host.lua').records[1].kernel)" &&
     grep -q "default build ns" "$TMP/h"; then
-  ok "the host tuner writes a record and verifies the tuned build ($(grep -c '^| |' "$TMP/h") candidates)"
+  ok "the joint search writes a record and verifies the tuned build ($(grep -c '^| |' "$TMP/h") rows)"
 else
   fail "host tuner"; tail -20 "$TMP/h"
 fi
+pts=$(sed -n 's/.*search: \([0-9]*\) points.*/\1/p' "$TMP/h" | head -1)
+[ -n "$pts" ] && [ "$pts" -le 5 ] && grep -q "aggregate (all shapes" "$TMP/h" &&
+  ok "the search honours --max-candidates 5 ($pts points) and reports per shape and in aggregate" ||
+  fail "candidate budget: '$pts' points"
+[ -s "$TMP/host.wisdom" ] && ok "the tuner writes wisdom for the plan-time choices" || fail "no wisdom written"
+# Every point the search timed, its picks among them, against the
+# reference (forced kernels, test_bngrad).
+Q=build/knobs-picked
+cat > "$TMP/q.ninja" <<EON
+builddir = $Q/obj
+gen = $Q/gen
+cc = clang
+target_cflags = -O2
+target_ldflags = -lpthread -lm
+include ninja/model.ninja
+build $Q/obj/t/test_bngrad.o: cc tests/test_bngrad.c
+build $Q/obj/t/bngrad_ref.o: cc tests/ref/bngrad_ref.c
+build $Q/obj/t/harness.o: cc tests/harness.c
+build $Q/obj/t/th_pool.o: cc tests/th_pool.c
+build $Q/test_bngrad: link $Q/obj/t/test_bngrad.o $Q/obj/t/bngrad_ref.o $Q/obj/t/harness.o $Q/obj/t/th_pool.o $Q/obj/libkforge.a
+EON
+# the points, beside a specialized scalar kernel of every configuration
+# (test_bngrad checks that selection finds one)
+{ echo 'return { name = "picked", summary = "the points the tuner timed", kernels = {'
+  echo '  { family = "bngrad", kind = "specialized", isa = { "scalar" }, T = "*", layout = "*", mode = "*" },'
+  grep '^    { ' build/tune/searched_set.lua
+  echo '} }'; } > "$TMP/picked.lua"
+if lua5.4 generator/kforge-gen.lua --quiet --set "$TMP/picked.lua" --out $Q/gen &&
+    ninja -f "$TMP/q.ninja" > "$TMP/qb" 2>&1; then
+  $Q/test_bngrad > "$TMP/q" 2>&1
+  count "$TMP/q" "test_bngrad on the points the tuner timed ($(grep -c '__' $Q/gen/FILES) kernels)"
+else
+  fail "the library of the points the tuner timed builds"; tail -20 "$TMP/qb"
+fi
+# The time budget: with none left, no configuration is searched.
+lua5.4 tools/tune.lua --only kfg_bngrad_f32_nhwc_train --manifest specs/models/kws_dscnn.lua --budget-seconds 0 \
+  --out "$TMP/none.lua" --wisdom "$TMP/none.wisdom" > "$TMP/n" 2>&1
+grep -q "budget reached" "$TMP/n" && lua5.4 -e "assert(#dofile('$TMP/none.lua').records == 0)" &&
+  ok "the search honours --budget-seconds (0: nothing timed)" || { fail "time budget"; tail -5 "$TMP/n"; }
 
 echo "$P passed, $F failed, $S skipped"
 [ "$F" -eq 0 ]
