@@ -1,17 +1,11 @@
 #!/bin/sh
-<<<<<<< HEAD
 # Auto-tuning: every knob variant the tuner can pick is correct (test_bngrad,
 # test_dwbpi and test_dwbpf against a library of all of them), tuning
 # records are applied only where they belong, microcontroller tuning lowers
-# the instruction count, and the host tuner runs end to end within a budget.
-=======
-# Auto-tuning: every knob variant the tuner can pick is correct (test_bngrad
-# against a library of all of them), tuning records are applied only where
-# they belong, microcontroller tuning lowers the instruction count, the
-# joint knob search finds optima within its budgets (tests/tuning/
-# test_search.lua), and the host tuner runs it end to end on a model's
-# calls within a budget, its picks checked against the reference.
->>>>>>> tune
+# the instruction count, the joint knob search finds optima within its
+# budgets (tests/tuning/test_search.lua), and the host tuner runs it end to
+# end on a model's calls within a budget, its picks checked against the
+# reference.
 # Prints "ok/FAIL" lines and "N passed, M failed, K skipped" (K: cases of
 # kernels whose ISA this CPU does not run, counted by the C tests).
 cd "$(dirname "$0")/../.." || exit 1
