@@ -64,8 +64,11 @@ end
 local tmp = assert(io.popen("mktemp -d \"${TMPDIR:-/tmp}/kforge-fuzz-specs.XXXXXX\"")):read("l")
 assert(tmp and #tmp > 0, "mktemp failed")
 local function cleanup() run("rm -rf " .. sh_quote(tmp)) end
-if run("cp -R " .. sh_quote(root .. "/specs") .. " " .. sh_quote(root .. "/templates") .. " " .. sh_quote(tmp) .. "/") ~= 0 then
-  print("FAIL - cannot copy specs/ and templates/"); print("0 passed, 1 failed"); cleanup(); os.exit(1)
+-- runtime/kforge.h too: the generator reads its declarations (python/_capi.py).
+if run("cp -R " .. sh_quote(root .. "/specs") .. " " .. sh_quote(root .. "/templates") .. " " .. sh_quote(tmp) .. "/") ~= 0 or
+    run("mkdir -p " .. sh_quote(tmp .. "/runtime") .. " && cp " .. sh_quote(root .. "/runtime/kforge.h") .. " " ..
+      sh_quote(tmp .. "/runtime/")) ~= 0 then
+  print("FAIL - cannot copy specs/, templates/ and runtime/kforge.h"); print("0 passed, 1 failed"); cleanup(); os.exit(1)
 end
 
 local targets = {
