@@ -115,8 +115,28 @@ static int64_t cache_bytes(int which) {
   }
   return 0;
 }
+
+void kfi_cpu_ident(char vendor[16], unsigned *family, unsigned *model) {
+  unsigned a, b, c, d;
+  memcpy(vendor, "unknown", 8);
+  *family = *model = 0;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return;
+  memcpy(vendor, &b, 4);
+  memcpy(vendor + 4, &d, 4);
+  memcpy(vendor + 8, &c, 4);
+  vendor[12] = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return;
+  *family = (a >> 8) & 0xf;
+  *model = (a >> 4) & 0xf;
+  if (*family == 0xf) *family += (a >> 20) & 0xff; /* extended family */
+  if (*family >= 6) *model += ((a >> 16) & 0xf) << 4;
+}
 #elif defined(__aarch64__)
 static unsigned detect(void) { return KF_ISA_SCALAR | KF_ISA_NEON; }
+void kfi_cpu_ident(char vendor[16], unsigned *family, unsigned *model) {
+  memcpy(vendor, "arm64", 6); /* no CPUID for user space: the architecture names the CPU */
+  *family = *model = 0;
+}
 #if defined(__linux__)
 /* No cache-size instructions for user space: what Linux reports. */
 static int64_t cache_bytes(int which) { return kfi_cpu_cache_sysfs(which); }
@@ -132,6 +152,7 @@ static int64_t cache_bytes(int which) { (void)which; return 0; }
 static unsigned detect(void) { return KF_ISA_SCALAR; }
 static int64_t cache_bytes(int which) { (void)which; return 0; }
 #endif
+
 
 /* KFORGE_L1D, KFORGE_L2 and KFORGE_LLC (indexed by KFI_CACHE_*) override
    the detected sizes (a container's share of a host's cache; tests that

@@ -44,25 +44,11 @@ static int wz_count, wz_cap, wz_env_loaded;
 /* ---- keys ---- */
 
 static void wz_cpu_key(char *buf, size_t n) {
-  char vendor[16] = "unknown", isas[64] = "";
-  unsigned family = 0, model = 0, bits = kf_cpu_isas(), b;
+  char vendor[16], isas[64] = "";
+  unsigned family, model, bits = kf_cpu_isas(), b;
   size_t k = 0;
   kfi_caches cc;
-#if defined(__x86_64__)
-  unsigned a, bx, c, d;
-  __asm__ volatile("cpuid" : "=a"(a), "=b"(bx), "=c"(c), "=d"(d) : "a"(0), "c"(0));
-  memcpy(vendor, &bx, 4);
-  memcpy(vendor + 4, &d, 4);
-  memcpy(vendor + 8, &c, 4);
-  vendor[12] = 0;
-  __asm__ volatile("cpuid" : "=a"(a), "=b"(bx), "=c"(c), "=d"(d) : "a"(1), "c"(0));
-  family = (a >> 8) & 0xf;
-  model = (a >> 4) & 0xf;
-  if (family == 0xf) family += (a >> 20) & 0xff;
-  if (family >= 6) model += ((a >> 16) & 0xf) << 4;
-#elif defined(__aarch64__)
-  memcpy(vendor, "arm64", 6);
-#endif
+  kfi_cpu_ident(vendor, &family, &model);
   for (b = 1; b && b <= KFI_ISA_MVE; b <<= 1)
     if (bits & b) k += (size_t)kfi_format(isas + k, sizeof isas - k, "%s%s", k ? "+" : "", kf_isa_name(b));
   kfi_cpu_caches(&cc);
